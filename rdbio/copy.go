@@ -1,0 +1,85 @@
+package rdbio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// TrailerFor returns the trailer a rewritten file should carry: a zero
+// checksum when the source had one (checksums disabled), else a CRC.
+func TrailerFor(eof *Record) Trailer {
+	if eof != nil && eof.Checksum == ChecksumDisabled {
+		return TrailerZero
+	}
+	return TrailerCRC
+}
+
+// unchangedTrailer is the trailer of an unchanged copy: as TrailerFor, but
+// a mismatching checksum that the reader was told to ignore is kept as it
+// was, so that the copy stays byte-identical.
+func unchangedTrailer(r *Reader, eof *Record) Trailer {
+	if eof.Checksum == ChecksumMismatch {
+		return TrailerValue(r.StoredChecksum())
+	}
+	return TrailerFor(eof)
+}
+
+// Copy reads an RDB stream from src and writes it unchanged to dst: every
+// record passes through the Reader's sink, the trailer is recomputed (or
+// kept zero) and bytes after it are copied. The output equals the input
+// byte for byte.
+func Copy(dst io.Writer, src io.Reader, opt Options) (int64, error) {
+	r, err := NewReader(src, opt)
+	if err != nil {
+		return 0, err
+	}
+	w, err := NewWriter(dst, r.Header())
+	if err != nil {
+		return 0, err
+	}
+	if err := r.SetSink(w); err != nil {
+		return 0, err
+	}
+	eof, err := Drain(r)
+	if errors.Is(err, ErrUnsupported) {
+		// The grammar stops here, but nothing is being changed: the rest
+		// of the file, trailer included, is copied as it is.
+		_, perr := r.PassRest()
+		if perr != nil {
+			return w.Written(), perr
+		}
+		return w.Written(), w.Flush()
+	}
+	if err != nil {
+		return w.Written(), err
+	}
+	if err := w.Close(unchangedTrailer(r, eof)); err != nil {
+		return w.Written(), fmt.Errorf("write trailer: %w", err)
+	}
+	if _, err := r.CopyRest(restWriter{w}); err != nil {
+		return w.Written(), fmt.Errorf("copy bytes after the trailer: %w", err)
+	}
+	return w.Written(), w.Flush()
+}
+
+// Drain calls Next until the end and returns the EOF record.
+func Drain(r *Reader) (*Record, error) {
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("rdb: Drain after the end")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if rec.Kind == KindEOF {
+			eof := *rec
+			return &eof, nil
+		}
+	}
+}
+
+type restWriter struct{ w *Writer }
+
+func (r restWriter) Write(p []byte) (int, error) { return r.w.WriteRest(p) }

@@ -1,0 +1,51 @@
+package rdbio
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Errors that callers may test for with errors.Is.
+var (
+	// ErrChecksum reports a CRC64 trailer that does not match the content.
+	ErrChecksum = errors.New("checksum mismatch")
+	// ErrTooLarge reports a string larger than the capture cap where rdbio must hold it.
+	ErrTooLarge = errors.New("string larger than the capture cap")
+	// ErrUnsupported reports a type or opcode whose layout rdbio does not know.
+	ErrUnsupported = errors.New("unsupported")
+	// ErrCorrupt reports bytes that break the grammar.
+	ErrCorrupt = errors.New("corrupt")
+)
+
+// Error is a problem found in an RDB stream. It names where (byte offset),
+// what RDB version was being read and, when known, the key.
+type Error struct {
+	Offset  int64  // byte offset in the input where the problem was found
+	Version int    // RDB version from the header (0 before it is known)
+	Key     []byte // the key whose value was being read, or nil
+	What    string // what was being read
+	Err     error  // the cause
+}
+
+func (e *Error) Error() string {
+	s := "rdb: offset " + strconv.FormatInt(e.Offset, 10)
+	if e.Version > 0 {
+		s += fmt.Sprintf(" (RDB %d)", e.Version)
+	}
+	if e.Key != nil {
+		s += fmt.Sprintf(", key %s", quoteKey(e.Key))
+	}
+	return s + ": " + e.What + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// quoteKey prints a key for a message, shortened when long.
+func quoteKey(k []byte) string {
+	const max = 64
+	if len(k) > max {
+		return strconv.Quote(string(k[:max])) + "..."
+	}
+	return strconv.Quote(string(k))
+}

@@ -1,0 +1,173 @@
+package rdbio
+
+import (
+	"errors"
+	"hash"
+	"io"
+
+	"github.com/hdt3213/rdb/crc64jones"
+)
+
+// bufSize is the input window. Every consumed byte passes through it once;
+// a long string streams through it in bufSize pieces.
+const bufSize = 256 << 10
+
+// input is a buffered reader that knows its offset, keeps a CRC64 of every
+// consumed byte, and hands consumed bytes on to a sink (out) in large spans.
+//
+// Bytes buf[mark:pos] have been consumed but not yet checksummed or sent to
+// out; flush does both. fill flushes before it moves the window, so a slice
+// returned by take is valid only until the next fill.
+type input struct {
+	src  io.Reader
+	buf  []byte
+	pos  int   // next unread byte
+	end  int   // end of valid data
+	mark int   // start of consumed bytes not yet flushed
+	base int64 // input offset of buf[0]
+	crc  hash.Hash64
+	out  io.Writer // receives consumed bytes; nil discards them
+	eof  bool
+	err  error
+}
+
+func newInput(src io.Reader) *input {
+	return &input{src: src, buf: make([]byte, bufSize), crc: crc64jones.New()}
+}
+
+// offset is the input offset of the next unread byte.
+func (in *input) offset() int64 { return in.base + int64(in.pos) }
+
+// flush checksums the consumed span and passes it to the sink.
+func (in *input) flush() error {
+	if in.pos == in.mark {
+		return nil
+	}
+	span := in.buf[in.mark:in.pos]
+	in.mark = in.pos
+	in.crc.Write(span)
+	if in.out != nil {
+		if _, err := in.out.Write(span); err != nil {
+			return &sinkError{err}
+		}
+	}
+	return nil
+}
+
+// setOut flushes what is pending to the current sink and switches sinks.
+func (in *input) setOut(w io.Writer) error {
+	err := in.flush()
+	in.out = w
+	return err
+}
+
+// fill makes at least n (≤ len(buf)) unread bytes available, or fails with
+// io.ErrUnexpectedEOF.
+func (in *input) fill(n int) error {
+	if in.end-in.pos >= n {
+		return nil
+	}
+	if err := in.flush(); err != nil {
+		return err
+	}
+	if in.pos > 0 {
+		copy(in.buf, in.buf[in.pos:in.end])
+		in.base += int64(in.pos)
+		in.end -= in.pos
+		in.pos, in.mark = 0, 0
+	}
+	for in.end < n {
+		if in.eof {
+			return io.ErrUnexpectedEOF
+		}
+		m, err := in.src.Read(in.buf[in.end:])
+		in.end += m
+		if errors.Is(err, io.EOF) {
+			in.eof = true
+		} else if err != nil {
+			return &sourceError{err}
+		}
+	}
+	return nil
+}
+
+// take consumes n (≤ len(buf)) bytes and returns them; the slice is valid
+// until the next fill.
+func (in *input) take(n int) ([]byte, error) {
+	if err := in.fill(n); err != nil {
+		return nil, err
+	}
+	p := in.buf[in.pos : in.pos+n]
+	in.pos += n
+	return p, nil
+}
+
+func (in *input) byte() (byte, error) {
+	if in.pos < in.end {
+		b := in.buf[in.pos]
+		in.pos++
+		return b, nil
+	}
+	p, err := in.take(1)
+	if err != nil {
+		return 0, err
+	}
+	return p[0], nil
+}
+
+// skip consumes n bytes, streaming them through the window.
+func (in *input) skip(n uint64) error {
+	for n > 0 {
+		if in.pos == in.end {
+			if err := in.fill(1); err != nil {
+				return err
+			}
+		}
+		k := uint64(in.end - in.pos)
+		if k > n {
+			k = n
+		}
+		in.pos += int(k)
+		n -= k
+	}
+	return nil
+}
+
+// appendN consumes n bytes and appends them to dst. It grows dst as bytes
+// arrive, never by n up front, so a bogus length fails at the end of the
+// input instead of allocating it.
+func (in *input) appendN(dst []byte, n uint64) ([]byte, error) {
+	for n > 0 {
+		if in.pos == in.end {
+			if err := in.fill(1); err != nil {
+				return dst, err
+			}
+		}
+		k := uint64(in.end - in.pos)
+		if k > n {
+			k = n
+		}
+		dst = append(dst, in.buf[in.pos:in.pos+int(k)]...)
+		in.pos += int(k)
+		n -= k
+	}
+	return dst, nil
+}
+
+// atEOF reports whether the input has no more bytes.
+func (in *input) atEOF() bool {
+	return in.fill(1) != nil
+}
+
+// sinkError marks a failure of the sink (the caller's writer), which must
+// not be reported as a format error.
+type sinkError struct{ err error }
+
+func (e *sinkError) Error() string { return e.err.Error() }
+func (e *sinkError) Unwrap() error { return e.err }
+
+// sourceError marks a read failure of the underlying reader.
+type sourceError struct{ err error }
+
+func (e *sourceError) Error() string { return "read: " + e.err.Error() }
+func (e *sourceError) Unwrap() error { return e.err }

@@ -1,0 +1,174 @@
+package rdbio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Node is one quicklist node string of a list value (types 10, 14, 18).
+// Its bytes are not sent to the sink: the caller writes Raw and then the
+// payload (Data, or CopyNodeData), changed or not.
+type Node struct {
+	Offset    int64  // offset of the node's first byte
+	Container uint64 // type 18: 1 PLAIN, 2 PACKED; 0 for types 10 and 14
+	Enc       Enc    // how the payload is stored
+	Flags     byte   // EncZstd: the flags byte
+	Size      uint64 // stored payload bytes
+	ULen      uint64 // decoded length (raw: Size; int: 0, decode Data)
+	// Raw is the exact bytes before the payload: the container length (type
+	// 18) and the string prefix with its lengths.
+	Raw []byte
+	// Data is the stored payload (raw bytes, LZF stream, integer bytes or
+	// zstd frame) when Size is within the cap; nil otherwise.
+	Data []byte
+}
+
+// Nodes starts reading the current key's list value node by node and
+// returns the number of nodes. It must follow a key record of a type for
+// which IsList is true. The node count (types 14, 18) goes to the sink.
+func (r *Reader) Nodes() (uint64, error) {
+	if r.state != valuePending || !IsList(r.rec.Type) {
+		return 0, errors.New("rdb: Nodes called without a list value pending")
+	}
+	r.state = inList
+	if r.rec.Type == TypeListZiplist {
+		r.nodes = 1
+		return 1, nil
+	}
+	n, err := r.readLen()
+	if err != nil {
+		return 0, r.fail("list node count", err)
+	}
+	r.nodes = n
+	return n, nil
+}
+
+// NextNode reads the next node; io.EOF when the list has no more. The Node
+// and its slices are valid until the next call on r.
+func (r *Reader) NextNode() (*Node, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.state != inList {
+		return nil, errors.New("rdb: NextNode called outside a list value")
+	}
+	if err := r.in.skip(r.dataLeft()); err != nil {
+		return nil, r.fail("list node", err)
+	}
+	if r.nodes == 0 {
+		r.state = noValue
+		return nil, io.EOF
+	}
+	r.nodes--
+	sink := r.in.out
+	if err := r.in.setOut(&r.rawBuf); err != nil {
+		return nil, r.fail("write", err)
+	}
+	r.rawBuf = r.rawBuf[:0]
+	n, err := r.readNodeHead()
+	if err == nil {
+		err = r.in.setOut(nil)
+	}
+	if err == nil {
+		n.Raw = r.rawBuf
+		err = r.readNodeData(n)
+	}
+	r.in.out = sink // nothing pending: setOut(nil) flushed
+	if err != nil {
+		return nil, r.fail("list node", err)
+	}
+	return n, nil
+}
+
+func (r *Reader) readNodeHead() (*Node, error) {
+	n := &r.node
+	*n = Node{Offset: r.in.offset()}
+	if r.rec.Type == TypeListQuicklist2 {
+		c, err := r.readLen()
+		if err != nil {
+			return nil, err
+		}
+		if c != 1 && c != 2 {
+			return nil, fmt.Errorf("%w: quicklist container %d (want 1 or 2)", ErrCorrupt, c)
+		}
+		n.Container = c
+	}
+	h, err := r.strHeader()
+	if err != nil {
+		return nil, err
+	}
+	n.Enc, n.Size, n.ULen, n.Flags = h.enc, h.size, h.ulen, h.flags
+	if n.Enc == EncZstd && n.Flags&^ZstdFlagLZF != 0 {
+		return nil, fmt.Errorf("%w: zstd node with unknown flag bits 0x%02x", ErrCorrupt, n.Flags)
+	}
+	if n.Size == 0 || (n.Enc != EncInt && n.ULen == 0) {
+		return nil, fmt.Errorf("%w: empty list node", ErrCorrupt)
+	}
+	return n, nil
+}
+
+func (r *Reader) readNodeData(n *Node) error {
+	if n.Size > uint64(r.opt.Cap) {
+		r.pending = n.Size
+		return nil
+	}
+	d, err := r.in.appendN(r.nodeBuf[:0], n.Size)
+	r.nodeBuf = d
+	n.Data = d
+	return err
+}
+
+// skipNode walks one node as stored (through the current sink).
+func (r *Reader) skipNode() error {
+	if r.rec.Type == TypeListQuicklist2 {
+		if _, err := r.readLen(); err != nil {
+			return err
+		}
+	}
+	return r.skipString()
+}
+
+// dataLeft is how many payload bytes of the last node were not read, and
+// forgets them.
+func (r *Reader) dataLeft() uint64 {
+	n := r.pending
+	r.pending = 0
+	return n
+}
+
+// CopyNodeData streams the payload of the last node returned by NextNode,
+// when it was too large to capture (Data == nil), to w.
+func (r *Reader) CopyNodeData(w io.Writer) error {
+	n := r.dataLeft()
+	if err := r.in.setOut(w); err != nil {
+		return r.fail("write", err)
+	}
+	err := r.in.skip(n)
+	if err == nil {
+		err = r.in.flush()
+	}
+	r.in.out = r.sink
+	return r.wrap("list node", err)
+}
+
+// CopyValue sends the rest of the current key's value, as stored, to w
+// (which may be the sink or another writer).
+func (r *Reader) CopyValue(w io.Writer) error {
+	if err := r.in.setOut(w); err != nil {
+		return r.fail("write", err)
+	}
+	err := r.finishValue()
+	if err == nil {
+		err = r.wrap("write", r.in.setOut(r.sink))
+	}
+	return err
+}
+
+// appender is a sink that appends to a byte slice.
+type appender []byte
+
+func (a *appender) Write(p []byte) (int, error) {
+	*a = append(*a, p...)
+	return len(p), nil
+}

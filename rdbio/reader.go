@@ -1,0 +1,407 @@
+package rdbio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// DefaultCap is the default capture cap: the most bytes of one string that
+// rdbio (and callers that capture a value) hold in memory.
+const DefaultCap = 16 << 20
+
+// Options configure a Reader.
+type Options struct {
+	// Cap bounds every string rdbio holds in memory (keys, AUX fields,
+	// captured list nodes). Zero means DefaultCap.
+	Cap int
+	// IgnoreChecksum accepts a CRC64 trailer that does not match.
+	IgnoreChecksum bool
+}
+
+// Header is the file's magic.
+type Header struct {
+	Magic   string // the 9 magic bytes, e.g. "REDIS0011" or "VALKEY080"
+	Version int    // the RDB version number in the magic
+	Valkey  bool   // the magic is "VALKEY"+3 digits (Valkey 9+)
+}
+
+// HasChecksum reports whether files of this version end with a CRC64.
+func (h Header) HasChecksum() bool { return h.Version >= 5 }
+
+// ChecksumStatus says what the trailer held.
+type ChecksumStatus string
+
+// Checksum states.
+const (
+	ChecksumOK       ChecksumStatus = "ok"       // a CRC64 that matches
+	ChecksumDisabled ChecksumStatus = "disabled" // a stored 0 (rdbchecksum no, Dragonfly)
+	ChecksumAbsent   ChecksumStatus = "absent"   // RDB < 5: no trailer
+	ChecksumMismatch ChecksumStatus = "mismatch" // a CRC64 that does not match
+)
+
+// Kind is what a record is.
+type Kind uint8
+
+// Record kinds.
+const (
+	KindKey        Kind = iota + 1 // a key and its value (Type, Key)
+	KindAux                        // 250 AUX: Name, Value
+	KindSelectDB                   // 254: DB
+	KindResizeDB                   // 251: DBSize, ExpiresSize
+	KindExpire                     // 252 (ms) / 253 (s): Expire in ms
+	KindIdle                       // 248: Idle
+	KindFreq                       // 249: Freq
+	KindModuleAux                  // 247
+	KindFunction                   // 245: Value = library code
+	KindSlotInfo                   // 244 (Redis cluster)
+	KindKeyMeta                    // 243 in Redis 8.6+ files
+	KindSlotImport                 // 243 in Valkey 9 files
+	KindVendor                     // Dragonfly and Redis Enterprise opcodes
+	KindEOF                        // 255: the trailer was read
+)
+
+var kindNames = map[Kind]string{
+	KindKey: "key", KindAux: "aux", KindSelectDB: "selectdb", KindResizeDB: "resizedb",
+	KindExpire: "expire", KindIdle: "idle", KindFreq: "freq", KindModuleAux: "module-aux",
+	KindFunction: "function", KindSlotInfo: "slot-info", KindKeyMeta: "key-meta",
+	KindSlotImport: "slot-import", KindVendor: "vendor", KindEOF: "eof",
+}
+
+func (k Kind) String() string {
+	if s, ok := kindNames[k]; ok {
+		return s
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Record is one record of the file. Fields not used by its Kind are zero.
+// Byte slices are valid until the next call to Next.
+type Record struct {
+	Kind   Kind
+	Op     byte  // the opcode, or the value type of a key
+	Offset int64 // offset of the record's first byte
+
+	// KindKey
+	Key    []byte
+	Type   byte
+	DB     uint64 // the selected db (also KindSelectDB's value)
+	Expire int64  // absolute Unix ms; -1 for none (also KindExpire's value)
+	Idle   uint64 // LRU idle seconds; 0 when absent (also KindIdle's value)
+	Freq   int    // LFU counter; -1 when absent (also KindFreq's value)
+
+	// KindAux
+	Name, Value []byte
+
+	// KindResizeDB
+	DBSize, ExpiresSize uint64
+
+	// KindEOF
+	Checksum ChecksumStatus
+}
+
+// state of the value that follows a key record.
+type valueState uint8
+
+const (
+	noValue    valueState = iota // nothing pending
+	valuePending                 // a key was returned; its value is unread
+	inList                       // nodes are being read
+)
+
+// Reader reads an RDB stream record by record.
+type Reader struct {
+	in      *input
+	opt     Options
+	hdr     Header
+	rec     Record
+	state   valueState
+	nodes   uint64 // list nodes left
+	scratch []byte
+	node    Node
+	rawBuf  appender
+	nodeBuf []byte
+	pending uint64    // payload bytes of the last node not yet read
+	sink    io.Writer // the caller's sink
+	err     error     // sticky
+
+	db       uint64
+	expire   int64
+	idle     uint64
+	freq     int
+	dfly     bool // Dragonfly extensions in a REDIS0009 file
+	keyStart int64
+	done     bool
+	crcGot   uint64
+}
+
+// NewReader reads the magic of an RDB stream and returns a Reader for its
+// records.
+func NewReader(src io.Reader, opt Options) (*Reader, error) {
+	if opt.Cap <= 0 {
+		opt.Cap = DefaultCap
+	}
+	r := &Reader{in: newInput(src), opt: opt, expire: -1, freq: -1}
+	if err := r.readMagic(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Header returns the magic that was read.
+func (r *Reader) Header() Header { return r.hdr }
+
+// Cap is the capture cap in force.
+func (r *Reader) Cap() int { return r.opt.Cap }
+
+// Offset is the input offset of the next unread byte.
+func (r *Reader) Offset() int64 { return r.in.offset() }
+
+// Dragonfly reports whether Dragonfly-only types or opcodes were seen, or an
+// AUX field df-ver.
+func (r *Reader) Dragonfly() bool { return r.dfly }
+
+// SetSink sends every byte consumed from now on, up to (not including) the
+// EOF opcode, to w; nil discards them. Bytes already consumed go to the
+// previous sink first. Setting it right after NewReader and calling Next
+// until io.EOF copies the file's body exactly.
+func (r *Reader) SetSink(w io.Writer) error {
+	r.sink = w
+	return r.wrap("write", r.in.setOut(w))
+}
+
+func (r *Reader) readMagic() error {
+	p, err := r.in.take(9)
+	if err != nil {
+		return r.fail("magic", fmt.Errorf("%w: not an RDB file (shorter than 9 bytes)", ErrCorrupt))
+	}
+	m := string(p)
+	var digits string
+	switch {
+	case m[:5] == "REDIS":
+		digits = m[5:]
+	case m[:6] == "VALKEY":
+		digits, r.hdr.Valkey = m[6:], true
+	default:
+		return r.fail("magic", fmt.Errorf("%w: not an RDB file (magic %q)", ErrCorrupt, m))
+	}
+	v, err := strconv.Atoi(digits)
+	if err != nil || v < 1 || notDigits(digits) {
+		return r.fail("magic", fmt.Errorf("%w: bad version digits in magic %q", ErrCorrupt, m))
+	}
+	r.hdr.Magic, r.hdr.Version = m, v
+	return nil
+}
+
+// notDigits reports whether s holds anything but ASCII digits.
+func notDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// Next returns the next record. A key's value that was not read with
+// CopyValue or the node methods is skipped (and sent to the sink). After
+// the EOF record Next returns io.EOF; a checksum mismatch is an error unless
+// Options.IgnoreChecksum.
+func (r *Reader) Next() (*Record, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.done {
+		return nil, io.EOF
+	}
+	if err := r.finishValue(); err != nil {
+		return nil, err
+	}
+	r.rec = Record{Offset: r.in.offset(), DB: r.db, Expire: -1, Freq: -1}
+	op, err := r.in.byte()
+	if err != nil {
+		return nil, r.fail("record type", err)
+	}
+	r.rec.Op = op
+	if err := r.readRecord(op); err != nil {
+		return nil, err
+	}
+	return &r.rec, nil
+}
+
+// finishValue skips whatever is left of the current key's value.
+func (r *Reader) finishValue() error {
+	switch r.state {
+	case valuePending:
+		r.state = noValue
+		return r.wrap("value", r.skipValue(r.rec.Type))
+	case inList:
+		r.state = noValue
+		if err := r.in.skip(r.dataLeft()); err != nil {
+			return r.fail("list node", err)
+		}
+		for ; r.nodes > 0; r.nodes-- {
+			if err := r.skipNode(); err != nil {
+				return r.fail("list node", err)
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Reader) readRecord(op byte) error {
+	switch {
+	case op < 200 && op != 107 && op != 121:
+		return r.readKey(op)
+	case op == 255:
+		return r.readEOF()
+	}
+	k, err := r.readOpcode(op)
+	r.rec.Kind = k
+	return r.wrap(opName(op), err)
+}
+
+func (r *Reader) readKey(typ byte) error {
+	if !knownType(typ, r) {
+		return r.fail("record type", fmt.Errorf("%w: unknown value type or opcode %d", ErrUnsupported, typ))
+	}
+	key, err := r.readString(r.rec.Key[:0])
+	if err != nil {
+		return r.fail("key", err)
+	}
+	r.rec.Kind, r.rec.Type, r.rec.Key = KindKey, typ, key
+	r.rec.Expire, r.rec.Idle, r.rec.Freq = r.expire, r.idle, r.freq
+	r.expire, r.idle, r.freq = -1, 0, -1
+	r.state = valuePending
+	return nil
+}
+
+func (r *Reader) readEOF() error {
+	r.rec.Kind = KindEOF
+	// The sink gets everything before the 255 opcode (the writer writes its
+	// own trailer); the CRC covers every byte through it.
+	r.in.pos--
+	err := r.in.setOut(nil)
+	r.in.pos++
+	if err == nil {
+		err = r.in.flush()
+	}
+	if err != nil {
+		return r.wrap("write", err)
+	}
+	want := r.in.crc.Sum64()
+	r.done = true
+	if !r.hdr.HasChecksum() {
+		r.rec.Checksum = ChecksumAbsent
+		return nil
+	}
+	p, err := r.in.take(8)
+	if err != nil {
+		return r.fail("checksum", err)
+	}
+	r.crcGot = binary.LittleEndian.Uint64(p)
+	switch {
+	case r.crcGot == 0:
+		r.rec.Checksum = ChecksumDisabled
+	case r.crcGot == want:
+		r.rec.Checksum = ChecksumOK
+	default:
+		r.rec.Checksum = ChecksumMismatch
+		if !r.opt.IgnoreChecksum {
+			r.rec.Offset = r.in.offset() - 8
+			return r.fail("checksum", fmt.Errorf("%w: file says %016x, content gives %016x", ErrChecksum, r.crcGot, want))
+		}
+	}
+	return nil
+}
+
+// PassRest sends every byte not yet passed on — the rest of the input,
+// trailer and anything after it included — to the sink unchanged. It is the
+// way out for an unchanged copy when the grammar stops at a type or opcode
+// rdbio does not know (ErrUnsupported): the copy is still exact.
+func (r *Reader) PassRest() (int64, error) {
+	if r.err != nil && !errors.Is(r.err, ErrUnsupported) {
+		return 0, r.err
+	}
+	start := r.in.base + int64(r.in.mark)
+	for {
+		r.in.pos = r.in.end
+		if err := r.in.flush(); err != nil {
+			return 0, fmt.Errorf("rdb: writing output: %w", err)
+		}
+		if err := r.in.fill(1); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				r.done = true
+				return r.in.base + int64(r.in.pos) - start, nil
+			}
+			return 0, err
+		}
+	}
+}
+
+// StoredChecksum is the trailer's CRC64 value (0 when disabled or absent).
+func (r *Reader) StoredChecksum() uint64 { return r.crcGot }
+
+// CopyRest copies the bytes after the trailer (e.g. the AOF part of an
+// RDB-preamble file) to w.
+func (r *Reader) CopyRest(w io.Writer) (int64, error) {
+	if !r.done {
+		return 0, errors.New("rdb: CopyRest before the EOF record")
+	}
+	var n int64
+	for {
+		if err := r.in.fill(1); err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				return n, nil
+			}
+			return n, err
+		}
+		k, err := w.Write(r.in.buf[r.in.pos:r.in.end])
+		n += int64(k)
+		r.in.pos = r.in.end
+		r.in.mark = r.in.pos
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// fail wraps err as an *Error at the current offset, and makes it sticky.
+func (r *Reader) fail(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if r.err != nil {
+		return r.err
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		r.err = err
+		return err
+	}
+	var se *sinkError
+	if errors.As(err, &se) {
+		r.err = fmt.Errorf("rdb: writing output: %w", se.err)
+		return r.err
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		err = fmt.Errorf("%w: unexpected end of input", ErrCorrupt)
+	}
+	fe := &Error{Offset: r.in.offset(), Version: r.hdr.Version, What: what, Err: err}
+	if r.rec.Kind == KindKey || r.state != noValue {
+		fe.Key = bytes.Clone(r.rec.Key)
+	}
+	r.err = fe
+	return fe
+}
+
+// wrap is fail for a nil-able error.
+func (r *Reader) wrap(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return r.fail(what, err)
+}

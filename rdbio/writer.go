@@ -1,0 +1,166 @@
+package rdbio
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"hash"
+	"io"
+
+	"github.com/hdt3213/rdb/crc64jones"
+)
+
+// Writer writes an RDB stream: the magic on creation, then records as raw
+// bytes or through the helpers, then the trailer on Close. It keeps the
+// CRC64 of everything it writes.
+type Writer struct {
+	bw     *bufio.Writer
+	crc    hash.Hash64
+	hdr    Header
+	n      int64
+	closed bool
+	scr    [24]byte
+}
+
+// NewWriter writes h's magic to w and returns a Writer for the records.
+func NewWriter(w io.Writer, h Header) (*Writer, error) {
+	if len(h.Magic) != 9 {
+		return nil, errors.New("rdb: writer needs a 9-byte magic")
+	}
+	wr := &Writer{bw: bufio.NewWriterSize(w, bufSize), crc: crc64jones.New(), hdr: h}
+	_, err := wr.Write([]byte(h.Magic))
+	return wr, err
+}
+
+// Write writes raw bytes (part of records, as the Reader's sink).
+func (w *Writer) Write(p []byte) (int, error) {
+	w.crc.Write(p)
+	n, err := w.bw.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+// Written is the number of bytes written so far.
+func (w *Writer) Written() int64 { return w.n }
+
+// AppendLen appends n as an RDB length in its shortest form.
+func AppendLen(dst []byte, n uint64) []byte {
+	switch {
+	case n < 1<<6:
+		return append(dst, byte(n))
+	case n < 1<<14:
+		return append(dst, byte(n>>8)|0x40, byte(n))
+	case n <= 0xFFFFFFFF:
+		return binary.BigEndian.AppendUint32(append(dst, 0x80), uint32(n))
+	}
+	return binary.BigEndian.AppendUint64(append(dst, 0x81), n)
+}
+
+// WriteLen writes an RDB length.
+func (w *Writer) WriteLen(n uint64) error {
+	_, err := w.Write(AppendLen(w.scr[:0], n))
+	return err
+}
+
+// WriteString writes s as a plain length-prefixed string.
+func (w *Writer) WriteString(s []byte) error {
+	if err := w.WriteLen(uint64(len(s))); err != nil {
+		return err
+	}
+	_, err := w.Write(s)
+	return err
+}
+
+// AppendStringHead appends the prefix of a string stored with enc: for
+// EncRaw the length; for EncLZF 0xC3, clen, ulen; for EncZstd 0xC4, flags,
+// clen, ulen. EncInt strings are written whole with Write.
+func AppendStringHead(dst []byte, enc Enc, flags byte, size, ulen uint64) []byte {
+	switch enc {
+	case EncLZF:
+		dst = append(dst, 0xC0|encLZF)
+	case EncZstd:
+		dst = append(dst, 0xC0|EncodingZstd, flags)
+	default:
+		return AppendLen(dst, size)
+	}
+	return AppendLen(AppendLen(dst, size), ulen)
+}
+
+// WriteNode writes a list node: the container length (when container is
+// not 0, i.e. type 18), the string prefix for enc, and the payload.
+func (w *Writer) WriteNode(container uint64, enc Enc, flags byte, ulen uint64, payload []byte) error {
+	b := w.scr[:0]
+	if container != 0 {
+		b = AppendLen(b, container)
+	}
+	b = AppendStringHead(b, enc, flags, uint64(len(payload)), ulen)
+	if _, err := w.Write(b); err != nil {
+		return err
+	}
+	_, err := w.Write(payload)
+	return err
+}
+
+// WriteAux writes an AUX record with plain strings.
+func (w *Writer) WriteAux(name, value []byte) error {
+	if _, err := w.Write([]byte{OpAux}); err != nil {
+		return err
+	}
+	if err := w.WriteString(name); err != nil {
+		return err
+	}
+	return w.WriteString(value)
+}
+
+// Trailer says what checksum Close writes.
+type Trailer struct {
+	kind  uint8
+	value uint64
+}
+
+// Trailer choices.
+var (
+	TrailerCRC  = Trailer{kind: 0} // the CRC64 of what was written
+	TrailerZero = Trailer{kind: 1} // a zero checksum (as the source had: disabled)
+)
+
+// TrailerValue is a trailer holding v as it is (an unchanged copy of a file
+// whose stored checksum is kept, right or wrong).
+func TrailerValue(v uint64) Trailer { return Trailer{kind: 2, value: v} }
+
+// Close writes the EOF opcode and, for RDB ≥ 5, the checksum, and flushes.
+// It does not close the underlying writer.
+func (w *Writer) Close(t Trailer) error {
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if _, err := w.Write([]byte{OpEOF}); err != nil {
+		return err
+	}
+	if w.hdr.HasChecksum() {
+		sum := w.crc.Sum64()
+		switch t.kind {
+		case 1:
+			sum = 0
+		case 2:
+			sum = t.value
+		}
+		b := binary.LittleEndian.AppendUint64(w.scr[:0], sum)
+		if _, err := w.bw.Write(b); err != nil {
+			return err
+		}
+		w.n += 8
+	}
+	return w.bw.Flush()
+}
+
+// WriteRest writes bytes that follow the trailer (not checksummed).
+func (w *Writer) WriteRest(p []byte) (int, error) {
+	n, err := w.bw.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+// Flush flushes buffered bytes to the underlying writer.
+func (w *Writer) Flush() error { return w.bw.Flush() }
