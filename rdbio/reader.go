@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"strconv"
 )
@@ -107,9 +108,9 @@ type Record struct {
 type valueState uint8
 
 const (
-	noValue    valueState = iota // nothing pending
-	valuePending                 // a key was returned; its value is unread
-	inList                       // nodes are being read
+	noValue      valueState = iota // nothing pending
+	valuePending                   // a key was returned; its value is unread
+	inList                         // nodes are being read
 )
 
 // Reader reads an RDB stream record by record.
@@ -321,25 +322,71 @@ func (r *Reader) readEOF() error {
 // PassRest sends every byte not yet passed on — the rest of the input,
 // trailer and anything after it included — to the sink unchanged. It is the
 // way out for an unchanged copy when the grammar stops at a type or opcode
-// rdbio does not know (ErrUnsupported): the copy is still exact.
+// rdbio does not know (ErrUnsupported): the copy is still exact. As the
+// records can no longer be walked, it checks what it can: the input must
+// end with the EOF opcode and, when the file has one, a checksum that
+// matches everything before it.
 func (r *Reader) PassRest() (int64, error) {
 	if r.err != nil && !errors.Is(r.err, ErrUnsupported) {
 		return 0, r.err
 	}
+	t := tailCheck{crc: r.in.crc}
 	start := r.in.base + int64(r.in.mark)
 	for {
 		r.in.pos = r.in.end
-		if err := r.in.flush(); err != nil {
-			return 0, fmt.Errorf("rdb: writing output: %w", err)
-		}
-		if err := r.in.fill(1); err != nil {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				r.done = true
-				return r.in.base + int64(r.in.pos) - start, nil
+		t.add(r.in.buf[r.in.mark:r.in.pos])
+		if r.in.out != nil {
+			if _, err := r.in.out.Write(r.in.buf[r.in.mark:r.in.pos]); err != nil {
+				return 0, fmt.Errorf("rdb: writing output: %w", err)
 			}
-			return 0, err
+		}
+		r.in.mark = r.in.pos
+		if err := r.in.fill(1); err != nil {
+			if !errors.Is(err, io.ErrUnexpectedEOF) {
+				return 0, err
+			}
+			break
 		}
 	}
+	r.done = true
+	n := r.in.offset() - start
+	if err := t.check(r.hdr); err != nil {
+		return n, r.failAt(r.in.offset(), "trailer after an unknown record", err)
+	}
+	return n, nil
+}
+
+// tailCheck checksums a stream while holding back its last 9 bytes, so
+// that the trailer can be checked at the end.
+type tailCheck struct {
+	crc  hash.Hash64
+	tail []byte
+}
+
+func (t *tailCheck) add(p []byte) {
+	t.tail = append(t.tail, p...)
+	if k := len(t.tail) - 9; k > 0 {
+		t.crc.Write(t.tail[:k])
+		t.tail = append(t.tail[:0], t.tail[k:]...)
+	}
+}
+
+func (t *tailCheck) check(h Header) error {
+	if !h.HasChecksum() {
+		if len(t.tail) == 0 || t.tail[len(t.tail)-1] != OpEOF {
+			return fmt.Errorf("%w: input does not end with the EOF opcode", ErrCorrupt)
+		}
+		return nil
+	}
+	if len(t.tail) < 9 || t.tail[0] != OpEOF {
+		return fmt.Errorf("%w: input does not end with the EOF opcode and a checksum", ErrCorrupt)
+	}
+	t.crc.Write(t.tail[:1])
+	stored := binary.LittleEndian.Uint64(t.tail[1:])
+	if got := t.crc.Sum64(); stored != 0 && stored != got {
+		return fmt.Errorf("%w: file says %016x, content gives %016x", ErrChecksum, stored, got)
+	}
+	return nil
 }
 
 // StoredChecksum is the trailer's CRC64 value (0 when disabled or absent).
@@ -367,6 +414,14 @@ func (r *Reader) CopyRest(w io.Writer) (int64, error) {
 			return n, err
 		}
 	}
+}
+
+// failAt reports err at a given offset.
+func (r *Reader) failAt(off int64, what string, err error) error {
+	r.err = nil
+	e := r.fail(what, err).(*Error)
+	e.Offset = off
+	return e
 }
 
 // fail wraps err as an *Error at the current offset, and makes it sticky.

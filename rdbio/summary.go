@@ -1,0 +1,176 @@
+package rdbio
+
+import (
+	"errors"
+	"io"
+	"sort"
+)
+
+// Summary is what a file holds, counted in one streaming pass.
+type Summary struct {
+	Magic     string                  `json:"magic"`
+	Version   int                     `json:"version"`
+	Bytes     int64                   `json:"bytes"`
+	Checksum  ChecksumStatus          `json:"checksum"`
+	Aux       []AuxField              `json:"aux"`
+	Keys      int64                   `json:"keys"`
+	Expires   int64                   `json:"expires"`
+	DBs       []*DBSummary            `json:"dbs"`
+	Types     map[string]*TypeSummary `json:"types"`
+	ListNodes NodeSummary             `json:"list_nodes"`
+	Functions int                     `json:"functions"`
+	ModuleAux int                     `json:"module_aux"`
+	Dragonfly bool                    `json:"dragonfly"`
+	dbIndex   map[uint64]*DBSummary
+}
+
+// AuxField is one AUX record.
+type AuxField struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// DBSummary counts the keys of one database.
+type DBSummary struct {
+	DB      uint64 `json:"db"`
+	Keys    int64  `json:"keys"`
+	Expires int64  `json:"expires"`
+}
+
+// TypeSummary counts the keys of one value type and their serialized bytes
+// (type byte, key and value as stored).
+type TypeSummary struct {
+	Keys  int64 `json:"keys"`
+	Bytes int64 `json:"bytes"`
+}
+
+// NodeSummary counts quicklist node strings by how they are stored.
+type NodeSummary struct {
+	Nodes       int64 `json:"nodes"`
+	Raw         int64 `json:"raw"`
+	LZF         int64 `json:"lzf"`
+	Zstd        int64 `json:"zstd"`
+	Int         int64 `json:"int"`
+	Plain       int64 `json:"plain"`
+	StoredBytes int64 `json:"stored_bytes"`  // payload bytes as stored
+	RawBytes    int64 `json:"decoded_bytes"` // payload bytes decoded
+}
+
+// Add counts one node.
+func (s *NodeSummary) Add(n *Node) {
+	s.Nodes++
+	switch n.Enc {
+	case EncRaw:
+		s.Raw++
+	case EncLZF:
+		s.LZF++
+	case EncZstd:
+		s.Zstd++
+	case EncInt:
+		s.Int++
+	}
+	if n.Container == 1 {
+		s.Plain++
+	}
+	s.StoredBytes += int64(n.Size)
+	if n.Enc == EncInt {
+		s.RawBytes += int64(n.Size)
+	} else {
+		s.RawBytes += int64(n.ULen)
+	}
+}
+
+// Summarize reads r to the end and counts what it holds. On error it
+// returns what it counted so far with the error. progress, if not nil, is
+// called now and then with the input offset.
+func Summarize(r *Reader, progress func(int64)) (*Summary, error) {
+	h := r.Header()
+	s := &Summary{Magic: h.Magic, Version: h.Version, Types: map[string]*TypeSummary{},
+		dbIndex: map[uint64]*DBSummary{}, DBs: []*DBSummary{}, Aux: []AuxField{}}
+	err := s.scan(r, progress)
+	s.Bytes = r.Offset()
+	s.Dragonfly = r.Dragonfly()
+	sort.Slice(s.DBs, func(i, j int) bool { return s.DBs[i].DB < s.DBs[j].DB })
+	return s, err
+}
+
+func (s *Summary) scan(r *Reader, progress func(int64)) error {
+	for n := 0; ; n++ {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if progress != nil && n%4096 == 0 {
+			progress(rec.Offset)
+		}
+		switch rec.Kind {
+		case KindKey:
+			if err := s.addKey(r, rec); err != nil {
+				return err
+			}
+		case KindAux:
+			s.Aux = append(s.Aux, AuxField{string(rec.Name), string(rec.Value)})
+		case KindFunction:
+			s.Functions++
+		case KindModuleAux:
+			s.ModuleAux++
+		case KindEOF:
+			s.Checksum = rec.Checksum
+		}
+	}
+}
+
+func (s *Summary) addKey(r *Reader, rec *Record) error {
+	start, typ, name := rec.Offset, rec.Type, r.TypeName(rec.Type)
+	db := s.db(rec.DB)
+	db.Keys++
+	s.Keys++
+	if rec.Expire != -1 {
+		db.Expires++
+		s.Expires++
+	}
+	if IsList(typ) {
+		if err := s.addNodes(r); err != nil {
+			return err
+		}
+	} else if err := r.CopyValue(nil); err != nil {
+		return err
+	}
+	t := s.Types[name]
+	if t == nil {
+		t = &TypeSummary{}
+		s.Types[name] = t
+	}
+	t.Keys++
+	t.Bytes += r.Offset() - start
+	return nil
+}
+
+func (s *Summary) addNodes(r *Reader) error {
+	if _, err := r.Nodes(); err != nil {
+		return err
+	}
+	for {
+		n, err := r.NextNode()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		s.ListNodes.Add(n)
+	}
+}
+
+func (s *Summary) db(n uint64) *DBSummary {
+	d := s.dbIndex[n]
+	if d == nil {
+		d = &DBSummary{DB: n}
+		s.dbIndex[n] = d
+		s.DBs = append(s.DBs, d)
+	}
+	return d
+}
