@@ -88,6 +88,9 @@ func Summarize(r *Reader, progress func(int64)) (*Summary, error) {
 	s := &Summary{Magic: h.Magic, Version: h.Version, Types: map[string]*TypeSummary{},
 		dbIndex: map[uint64]*DBSummary{}, DBs: []*DBSummary{}, Aux: []AuxField{}}
 	err := s.scan(r, progress)
+	if errors.Is(err, ErrChecksum) {
+		s.Checksum = ChecksumMismatch
+	}
 	s.Bytes = r.Offset()
 	s.Dragonfly = r.Dragonfly()
 	sort.Slice(s.DBs, func(i, j int) bool { return s.DBs[i].DB < s.DBs[j].DB })

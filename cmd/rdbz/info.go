@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rdbz/rdbz/rdbio"
+	"github.com/urfave/cli/v2"
+)
+
+func infoCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "info",
+		Usage:     "describe an RDB file: version, aux fields, checksum, keys per db and type, list nodes",
+		ArgsUsage: "IN (a path, or - for stdin)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
+			capFlag(),
+		},
+		Action: runInfo,
+	}
+}
+
+func capFlag() cli.Flag {
+	return &cli.IntFlag{Name: "cap", Value: rdbio.DefaultCap, Usage: "bytes of one string held in memory at most"}
+}
+
+func runInfo(c *cli.Context) error {
+	in, err := openInput(c.Args().First())
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	r, err := rdbio.NewReader(in, rdbio.Options{Cap: c.Int("cap")})
+	if err != nil {
+		return err
+	}
+	s, err := rdbio.Summarize(r, newProgress("info").offset)
+	if s.Checksum == rdbio.ChecksumMismatch && err == nil {
+		err = fmt.Errorf("checksum mismatch")
+	}
+	if c.Bool("json") {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if jerr := enc.Encode(s); jerr != nil && err == nil {
+			err = jerr
+		}
+	} else {
+		printInfo(os.Stdout, s)
+	}
+	return err
+}
+
+func printInfo(w io.Writer, s *rdbio.Summary) {
+	fmt.Fprintf(w, "magic     %s (RDB version %d)\n", s.Magic, s.Version)
+	fmt.Fprintf(w, "bytes     %d\n", s.Bytes)
+	fmt.Fprintf(w, "checksum  %s\n", s.Checksum)
+	for _, a := range s.Aux {
+		fmt.Fprintf(w, "aux       %s = %q\n", a.Name, a.Value)
+	}
+	fmt.Fprintf(w, "keys      %d (%d with expiry)\n", s.Keys, s.Expires)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "db\tkeys\texpires\t")
+	for _, d := range s.DBs {
+		fmt.Fprintf(tw, "%d\t%d\t%d\t\n", d.DB, d.Keys, d.Expires)
+	}
+	tw.Flush()
+	names := make([]string, 0, len(s.Types))
+	for n := range s.Types {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintln(tw, "type\tkeys\tbytes\t")
+	for _, n := range names {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t\n", n, s.Types[n].Keys, s.Types[n].Bytes)
+	}
+	tw.Flush()
+	n := s.ListNodes
+	fmt.Fprintf(w, "list nodes %d: raw %d, lzf %d, zstd %d, int %d; plain %d; %d bytes stored, %d decoded\n",
+		n.Nodes, n.Raw, n.LZF, n.Zstd, n.Int, n.Plain, n.StoredBytes, n.RawBytes)
+}
+
+// progress prints "name: N MB" on stderr now and then, when stderr is a
+// terminal.
+type progress struct {
+	name  string
+	on    bool
+	last  time.Time
+	start time.Time
+}
+
+func newProgress(name string) *progress {
+	return &progress{name: name, on: isTerminal(os.Stderr), start: time.Now()}
+}
+
+func (p *progress) offset(off int64) {
+	if !p.on || time.Since(p.last) < 200*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	fmt.Fprintf(os.Stderr, "\r%s: %.1f MB read", p.name, float64(off)/1e6)
+}
+
+// done clears the progress line.
+func (p *progress) done() {
+	if p.on && !p.last.IsZero() {
+		fmt.Fprint(os.Stderr, "\r\033[K")
+	}
+}
