@@ -124,6 +124,8 @@ type Reader struct {
 	scratch []byte
 	node    Node
 	rawBuf  appender
+	auxBuf  appender
+	auxHeld bool
 	nodeBuf []byte
 	pending uint64    // payload bytes of the last node not yet read
 	sink    io.Writer // the caller's sink
@@ -170,6 +172,9 @@ func (r *Reader) Dragonfly() bool { return r.dfly }
 // previous sink first. Setting it right after NewReader and calling Next
 // until io.EOF copies the file's body exactly.
 func (r *Reader) SetSink(w io.Writer) error {
+	if err := r.releaseAux(); err != nil {
+		return err
+	}
 	r.sink = w
 	return r.wrap("write", r.in.setOut(w))
 }
@@ -218,6 +223,9 @@ func (r *Reader) Next() (*Record, error) {
 	if r.done {
 		return nil, io.EOF
 	}
+	if err := r.releaseAux(); err != nil {
+		return nil, err
+	}
 	if err := r.finishValue(); err != nil {
 		return nil, err
 	}
@@ -259,10 +267,56 @@ func (r *Reader) readRecord(op byte) error {
 		return r.readKey(op)
 	case op == 255:
 		return r.readEOF()
+	case op == OpAux:
+		return r.readHeldAux()
 	}
 	k, err := r.readOpcode(op)
 	r.rec.Kind = k
 	return r.wrap(opName(op), err)
+}
+
+// readHeldAux reads an AUX record whose bytes are held back from the sink
+// until the next call, so that DropRecord can leave it out of a copy.
+func (r *Reader) readHeldAux() error {
+	r.in.pos-- // the opcode byte goes with the record
+	err := r.in.setOut(r.sink)
+	r.in.pos++
+	if err != nil {
+		return r.fail("write", err)
+	}
+	r.auxBuf = r.auxBuf[:0]
+	r.in.out = &r.auxBuf
+	k, err := r.readOpcode(OpAux)
+	if err == nil {
+		err = r.in.flush()
+	}
+	r.in.out = r.sink
+	r.rec.Kind = k
+	r.auxHeld = err == nil
+	return r.wrap(opName(OpAux), err)
+}
+
+// DropRecord leaves the AUX record just returned by Next out of the sink.
+// It reports false for any other record, whose bytes have gone on already.
+func (r *Reader) DropRecord() bool {
+	held := r.auxHeld
+	r.auxHeld = false
+	return held
+}
+
+// releaseAux passes a held AUX record on to the sink.
+func (r *Reader) releaseAux() error {
+	if !r.auxHeld {
+		return nil
+	}
+	r.auxHeld = false
+	if r.in.out == nil {
+		return nil
+	}
+	if _, err := r.in.out.Write(r.auxBuf); err != nil {
+		return r.fail("write", &sinkError{err})
+	}
+	return nil
 }
 
 func (r *Reader) readKey(typ byte) error {
@@ -330,6 +384,9 @@ func (r *Reader) PassRest() (int64, error) {
 	if r.err != nil && !errors.Is(r.err, ErrUnsupported) {
 		return 0, r.err
 	}
+	if err := r.releaseAux(); err != nil {
+		return 0, err
+	}
 	t := tailCheck{crc: r.in.crc}
 	start := r.in.base + int64(r.in.mark)
 	for {
@@ -350,7 +407,7 @@ func (r *Reader) PassRest() (int64, error) {
 	}
 	r.done = true
 	n := r.in.offset() - start
-	if err := t.check(r.hdr); err != nil {
+	if err := t.check(r.hdr); err != nil && !(r.opt.IgnoreChecksum && errors.Is(err, ErrChecksum)) {
 		return n, r.failAt(r.in.offset(), "trailer after an unknown record", err)
 	}
 	return n, nil

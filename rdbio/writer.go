@@ -101,6 +101,13 @@ func (w *Writer) WriteNode(container uint64, enc Enc, flags byte, ulen uint64, p
 	return err
 }
 
+// AppendAux appends an AUX record with plain strings.
+func AppendAux(dst, name, value []byte) []byte {
+	dst = append(dst, OpAux)
+	dst = append(AppendLen(dst, uint64(len(name))), name...)
+	return append(AppendLen(dst, uint64(len(value))), value...)
+}
+
 // WriteAux writes an AUX record with plain strings.
 func (w *Writer) WriteAux(name, value []byte) error {
 	if _, err := w.Write([]byte{OpAux}); err != nil {
