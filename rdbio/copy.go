@@ -44,12 +44,8 @@ func Copy(dst io.Writer, src io.Reader, opt Options) (int64, error) {
 	eof, err := Drain(r)
 	if errors.Is(err, ErrUnsupported) {
 		// The grammar stops here, but nothing is being changed: the rest
-		// of the file, trailer included, is copied as it is.
-		_, perr := r.PassRest()
-		if perr != nil {
-			return w.Written(), perr
-		}
-		return w.Written(), w.Flush()
+		// of the file is copied as it is.
+		eof, err = r.PassBody()
 	}
 	if err != nil {
 		return w.Written(), err

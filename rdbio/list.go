@@ -74,7 +74,10 @@ func (r *Reader) NextNode() (*Node, error) {
 		n.Raw = r.rawBuf
 		err = r.readNodeData(n)
 	}
-	r.in.out = sink // nothing pending: setOut(nil) flushed
+	if err == nil {
+		err = r.in.flush() // the payload is checksummed, not passed on
+	}
+	r.in.out = sink
 	if err != nil {
 		return nil, r.fail("list node", err)
 	}

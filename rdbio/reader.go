@@ -160,6 +160,11 @@ func (r *Reader) Header() Header { return r.hdr }
 // Cap is the capture cap in force.
 func (r *Reader) Cap() int { return r.opt.Cap }
 
+// Passed is the input offset up to which consumed bytes have been passed to
+// the sink. Right after Next returns, the bytes from the record's Offset to
+// Passed are the last ones the sink received.
+func (r *Reader) Passed() int64 { return r.in.base + int64(r.in.mark) }
+
 // Offset is the input offset of the next unread byte.
 func (r *Reader) Offset() int64 { return r.in.offset() }
 
@@ -228,6 +233,11 @@ func (r *Reader) Next() (*Record, error) {
 	}
 	if err := r.finishValue(); err != nil {
 		return nil, err
+	}
+	// Records reach the sink whole from here on: everything before this
+	// record has been passed on (see Passed).
+	if err := r.in.flush(); err != nil {
+		return nil, r.fail("write", err)
 	}
 	r.rec = Record{Offset: r.in.offset(), DB: r.db, Expire: -1, Freq: -1}
 	op, err := r.in.byte()
@@ -373,77 +383,96 @@ func (r *Reader) readEOF() error {
 	return nil
 }
 
-// PassRest sends every byte not yet passed on — the rest of the input,
-// trailer and anything after it included — to the sink unchanged. It is the
-// way out for an unchanged copy when the grammar stops at a type or opcode
-// rdbio does not know (ErrUnsupported): the copy is still exact. As the
-// records can no longer be walked, it checks what it can: the input must
-// end with the EOF opcode and, when the file has one, a checksum that
-// matches everything before it.
-func (r *Reader) PassRest() (int64, error) {
+// PassBody is the way on when the grammar stops at a type or opcode rdbio
+// does not know (ErrUnsupported): it sends every byte not yet passed on, up
+// to the EOF trailer, to the sink unchanged, so that a copy stays exact. As
+// the records can no longer be walked, it checks what it can: the input
+// must end with the EOF opcode and, when the version has one, a checksum
+// that matches everything before it (or 0). It returns the EOF record; the
+// caller writes its own trailer (and nothing may follow the trailer).
+func (r *Reader) PassBody() (*Record, error) {
 	if r.err != nil && !errors.Is(r.err, ErrUnsupported) {
-		return 0, r.err
+		return nil, r.err
 	}
 	if err := r.releaseAux(); err != nil {
-		return 0, err
+		return nil, err
 	}
-	t := tailCheck{crc: r.in.crc}
-	start := r.in.base + int64(r.in.mark)
+	t := tailCheck{crc: r.in.crc, out: r.in.out}
 	for {
 		r.in.pos = r.in.end
-		t.add(r.in.buf[r.in.mark:r.in.pos])
-		if r.in.out != nil {
-			if _, err := r.in.out.Write(r.in.buf[r.in.mark:r.in.pos]); err != nil {
-				return 0, fmt.Errorf("rdb: writing output: %w", err)
-			}
+		if err := t.add(r.in.buf[r.in.mark:r.in.pos]); err != nil {
+			return nil, fmt.Errorf("rdb: writing output: %w", err)
 		}
 		r.in.mark = r.in.pos
 		if err := r.in.fill(1); err != nil {
 			if !errors.Is(err, io.ErrUnexpectedEOF) {
-				return 0, err
+				return nil, err
 			}
 			break
 		}
 	}
 	r.done = true
-	n := r.in.offset() - start
-	if err := t.check(r.hdr); err != nil && !(r.opt.IgnoreChecksum && errors.Is(err, ErrChecksum)) {
-		return n, r.failAt(r.in.offset(), "trailer after an unknown record", err)
+	eof := &Record{Kind: KindEOF, Op: OpEOF, Offset: r.in.offset()}
+	stored, status, err := t.check(r.hdr)
+	r.crcGot, eof.Checksum = stored, status
+	if err != nil && !(r.opt.IgnoreChecksum && errors.Is(err, ErrChecksum)) {
+		return nil, r.failAt(r.in.offset(), "trailer after an unknown record", err)
 	}
-	return n, nil
+	return eof, nil
 }
 
-// tailCheck checksums a stream while holding back its last 9 bytes, so
-// that the trailer can be checked at the end.
+// tailCheck checksums and passes on a stream while holding back its last
+// 9 bytes, so that the trailer can be checked (and left out) at the end.
 type tailCheck struct {
 	crc  hash.Hash64
+	out  io.Writer
 	tail []byte
 }
 
-func (t *tailCheck) add(p []byte) {
+func (t *tailCheck) add(p []byte) error {
 	t.tail = append(t.tail, p...)
 	if k := len(t.tail) - 9; k > 0 {
-		t.crc.Write(t.tail[:k])
-		t.tail = append(t.tail[:0], t.tail[k:]...)
+		return t.pass(k)
 	}
+	return nil
 }
 
-func (t *tailCheck) check(h Header) error {
-	if !h.HasChecksum() {
-		if len(t.tail) == 0 || t.tail[len(t.tail)-1] != OpEOF {
-			return fmt.Errorf("%w: input does not end with the EOF opcode", ErrCorrupt)
+// pass sends the first k held bytes on.
+func (t *tailCheck) pass(k int) error {
+	t.crc.Write(t.tail[:k])
+	if t.out != nil {
+		if _, err := t.out.Write(t.tail[:k]); err != nil {
+			return err
 		}
-		return nil
 	}
-	if len(t.tail) < 9 || t.tail[0] != OpEOF {
-		return fmt.Errorf("%w: input does not end with the EOF opcode and a checksum", ErrCorrupt)
+	t.tail = append(t.tail[:0], t.tail[k:]...)
+	return nil
+}
+
+func (t *tailCheck) check(h Header) (uint64, ChecksumStatus, error) {
+	size := 1
+	if h.HasChecksum() {
+		size = 9
+	}
+	if len(t.tail) < size || t.tail[len(t.tail)-size] != OpEOF {
+		return 0, "", fmt.Errorf("%w: input does not end with the EOF trailer", ErrCorrupt)
+	}
+	if err := t.pass(len(t.tail) - size); err != nil {
+		return 0, "", err
+	}
+	if size == 1 {
+		return 0, ChecksumAbsent, nil
 	}
 	t.crc.Write(t.tail[:1])
 	stored := binary.LittleEndian.Uint64(t.tail[1:])
-	if got := t.crc.Sum64(); stored != 0 && stored != got {
-		return fmt.Errorf("%w: file says %016x, content gives %016x", ErrChecksum, stored, got)
+	switch got := t.crc.Sum64(); {
+	case stored == 0:
+		return 0, ChecksumDisabled, nil
+	case stored == got:
+		return stored, ChecksumOK, nil
+	default:
+		return stored, ChecksumMismatch, fmt.Errorf("%w: file says %016x, content gives %016x", ErrChecksum, stored, got)
 	}
-	return nil
 }
 
 // StoredChecksum is the trailer's CRC64 value (0 when disabled or absent).

@@ -20,6 +20,8 @@ func main() {
 		Commands: []*cli.Command{
 			infoCommand(),
 			copyCommand(),
+			compressCommand(),
+			decompressCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
 	}

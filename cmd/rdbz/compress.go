@@ -1,0 +1,162 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec"
+	"github.com/urfave/cli/v2"
+)
+
+func flowFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "OUT (a path, or - for stdout)"},
+		&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "overwrite OUT"},
+		&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "node workers"},
+		capFlag(),
+		&cli.Int64Flag{Name: "queue-bytes", Value: 16 << 20, Usage: "bytes in flight between reader, workers and writer"},
+		&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept an input whose CRC64 does not match"},
+	}
+}
+
+func flowFrom(c *cli.Context) listcodec.Flow {
+	return listcodec.Flow{Workers: c.Int("workers"), Cap: c.Int("cap"),
+		QueueBytes: c.Int64("queue-bytes"), IgnoreChecksum: c.Bool("ignore-checksum")}
+}
+
+func compressCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "compress",
+		Usage:     "rewrite list nodes into zstd-dictionary-compressed form; everything else is copied byte for byte",
+		ArgsUsage: "IN (a path, or - for stdin)",
+		Flags: append(flowFlags(),
+			&cli.StringFlag{Name: "dict", Usage: "zstd dictionary file (rdbz train or zstd --train); default: train one from IN"},
+			&cli.BoolFlag{Name: "no-embed", Usage: "with --dict: store only its ID (AUX rdbz-dict-id), not the dictionary"},
+			&cli.IntFlag{Name: "level", Value: 3, Usage: "zstd level (1 fastest, 3 default, 7 better, 11 best)"},
+			&cli.Float64Flag{Name: "min-saving", Value: 0.02, Usage: "share of a node's stored size compression must save"},
+			&cli.BoolFlag{Name: "verify", Usage: "decode each compressed node and compare before writing it"},
+			&cli.IntFlag{Name: "dict-size", Value: 64 << 10, Usage: "size of a trained dictionary"},
+			&cli.Int64Flag{Name: "sample-bytes", Value: 8 << 20, Usage: "node bytes sampled over a file to train"},
+			&cli.Int64Flag{Name: "train-bytes", Value: 4 << 20, Usage: "node bytes held to train on a stream"},
+			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "training seed"},
+			&cli.BoolFlag{Name: "stream", Usage: "train from the first nodes even when IN is a file"},
+		),
+		Action: runCompress,
+	}
+}
+
+func runCompress(c *cli.Context) error {
+	opt := listcodec.CompressOptions{
+		Flow: flowFrom(c), NoEmbed: c.Bool("no-embed"), Level: zstd.EncoderLevelFromZstd(c.Int("level")),
+		MinSaving: c.Float64("min-saving"), Verify: c.Bool("verify"),
+		Train: listcodec.TrainOptions{DictSize: c.Int("dict-size"), SampleBytes: c.Int64("sample-bytes"),
+			TrainBytes: c.Int64("train-bytes"), Seed: c.Int64("seed"), Stream: c.Bool("stream")},
+	}
+	if p := c.String("dict"); p != "" {
+		d, err := listcodec.ReadDictFile(p)
+		if err != nil {
+			return err
+		}
+		opt.Dict = d
+	} else if opt.NoEmbed {
+		return fmt.Errorf("--no-embed needs --dict")
+	}
+	return transcode(c, "compress", func(w io.Writer, r io.Reader) (*listcodec.Stats, error) {
+		return listcodec.Compress(w, r, opt)
+	})
+}
+
+func decompressCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "decompress",
+		Usage:     "turn zstd nodes back into raw or LZF strings that redis-server loads",
+		ArgsUsage: "IN (a path, or - for stdin)",
+		Flags: append(flowFlags(),
+			&cli.StringFlag{Name: "to", Value: "original", Usage: "original (byte-identical to the source), lzf (as Redis saves), raw"},
+			&cli.StringSliceFlag{Name: "dict", Usage: "external dictionary file(s) for files compressed with --no-embed"},
+		),
+		Action: runDecompress,
+	}
+}
+
+func runDecompress(c *cli.Context) error {
+	to, err := listcodec.ParseTarget(c.String("to"))
+	if err != nil {
+		return err
+	}
+	opt := listcodec.DecompressOptions{Flow: flowFrom(c), To: to}
+	for _, p := range c.StringSlice("dict") {
+		d, err := listcodec.ReadDictFile(p)
+		if err != nil {
+			return err
+		}
+		opt.Dicts = append(opt.Dicts, d)
+	}
+	return transcode(c, "decompress", func(w io.Writer, r io.Reader) (*listcodec.Stats, error) {
+		return listcodec.Decompress(w, r, opt)
+	})
+}
+
+// transcode runs fn from IN to OUT with the safe-output rules and prints
+// the summary line.
+func transcode(c *cli.Context, verb string, fn func(io.Writer, io.Reader) (*listcodec.Stats, error)) error {
+	inPath := c.Args().First()
+	if c.NArg() > 1 {
+		return fmt.Errorf("one input expected, got %d", c.NArg())
+	}
+	in, err := openInput(inPath)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := createOutput(c.String("output"), inPath, c.Bool("force"))
+	if err != nil {
+		return err
+	}
+	prog := newProgress(verb)
+	src := io.Reader(in)
+	if prog.on {
+		pr := &progressReader{r: in, p: prog}
+		src = pr
+		if f, ok := in.(*os.File); ok {
+			src = progressFile{f, pr}
+		}
+	}
+	st, err := fn(out, src)
+	prog.done()
+	if err != nil {
+		out.abort()
+		return err
+	}
+	if err := out.commit(); err != nil {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, st.Summary(verb))
+	return nil
+}
+
+// progressReader reports the input offset as it is read.
+type progressReader struct {
+	r io.Reader
+	p *progress
+	n int64
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.n += int64(n)
+	p.p.offset(p.n)
+	return n, err
+}
+
+// progressFile keeps a file seekable (for the sampling pass) behind
+// progress reporting.
+type progressFile struct {
+	*os.File
+	pr *progressReader
+}
+
+func (p progressFile) Read(b []byte) (int, error) { return p.pr.Read(b) }

@@ -1,0 +1,261 @@
+package listcodec
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/rdbio"
+)
+
+// CompressOptions configure Compress.
+type CompressOptions struct {
+	Flow
+	// Dict is the dictionary to compress with; nil trains one from the
+	// input (Train).
+	Dict *Dict
+	// NoEmbed writes AUX rdbz-dict-id instead of the dictionary itself.
+	NoEmbed bool
+	Level   zstd.EncoderLevel // 0 = zstd.SpeedDefault
+	// MinSaving is the share of a node's stored size that compression must
+	// save for the node to be stored compressed (0 = any saving).
+	MinSaving float64
+	// Verify decodes every compressed node and compares before writing it.
+	Verify bool
+	Train  TrainOptions
+}
+
+// Compress rewrites the list nodes of an RDB stream into rdbz's
+// dictionary-compressed form and copies everything else byte for byte.
+// Without a dictionary it trains one: from a first pass over src when src
+// is a regular file (and not Train.Stream), else from the first
+// Train.TrainBytes of node bytes, held in memory meanwhile.
+func Compress(dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error) {
+	start := time.Now()
+	if opt.Level == 0 {
+		opt.Level = zstd.SpeedDefault
+	}
+	opt.Train = opt.Train.withDefaults()
+	opt.Flow = opt.Flow.withDefaults()
+	st := &Stats{}
+	if f, ok := src.(seekFile); ok && opt.Dict == nil && !opt.Train.Stream && isRegular(f) {
+		d, note, err := trainFromFile(f, opt)
+		if err != nil {
+			return st, err
+		}
+		if d == nil { // compression does not pay: copy unchanged
+			n, err := rdbio.Copy(dst, f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum})
+			st.BytesIn, st.BytesOut, st.Note, st.Elapsed = n, n, note, time.Since(start)
+			return st, err
+		}
+		opt.Dict = d
+	}
+	c := &compressor{opt: opt}
+	err := c.run(dst, src, st)
+	st.Elapsed = time.Since(start)
+	return st, err
+}
+
+// seekFile is a regular file that can be read twice (*os.File).
+type seekFile interface {
+	io.ReadSeeker
+	Stat() (os.FileInfo, error)
+}
+
+func isRegular(f seekFile) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().IsRegular()
+}
+
+type compressor struct {
+	opt CompressOptions
+	t   *transcoder
+	// training state (no dictionary yet)
+	holding bool
+	held    []*item
+	heldB   int64
+	sampler *nodeSampler
+}
+
+func (c *compressor) run(dst io.Writer, src io.Reader, st *Stats) error {
+	t, err := newTranscoder(dst, src, c.opt.Flow, st)
+	if err != nil {
+		return err
+	}
+	c.t = t
+	t.onAux = func(rec *rdbio.Record) error {
+		if bytes.HasPrefix(rec.Name, []byte("rdbz-")) {
+			return errAlreadyCompressed(rec)
+		}
+		return nil
+	}
+	if err := t.ch.inject(rdbio.AppendAux(nil, []byte(AuxFormat), []byte(FormatVersion))); err != nil {
+		return t.p.stop(err)
+	}
+	if c.opt.Dict != nil {
+		if err := c.useDict(c.opt.Dict); err != nil {
+			return t.p.stop(err)
+		}
+	} else {
+		c.sampler = newNodeSampler(c.opt.Train.TrainBytes, c.opt.Train.Seed)
+		t.onList = c.firstList
+	}
+	return t.run()
+}
+
+// useDict writes the dictionary's AUX record and starts the workers.
+func (c *compressor) useDict(d *Dict) error {
+	t := c.t
+	aux := rdbio.AppendAux(nil, []byte(AuxDict), d.Bytes)
+	if c.opt.NoEmbed {
+		aux = rdbio.AppendAux(nil, []byte(AuxDictID), []byte(strconv.FormatUint(uint64(d.ID), 10)))
+	}
+	if err := t.ch.inject(aux); err != nil {
+		return err
+	}
+	t.stats.DictID, t.stats.DictBytes = d.ID, len(d.Bytes)
+	t.workers = true
+	return t.p.startWorkers(c.opt.Workers, func() (nodeFunc, error) { return c.newWorker(d) })
+}
+
+// firstList starts holding records at the first list record (training on
+// a stream: Dragonfly's train state). The record's bytes gathered so far
+// are held too, so that the dictionary can go in front of them.
+func (c *compressor) firstList(rec *rdbio.Record) error {
+	t := c.t
+	ok, err := t.ch.split(int(t.r.Passed() - rec.Offset))
+	if err != nil || !ok { // a key too long to hold back: try the next list
+		return err
+	}
+	c.holding = true
+	t.onList, t.onNode, t.emit = nil, c.sample, c.hold
+	return nil
+}
+
+// sample collects a held node's decoded bytes for training.
+func (c *compressor) sample(it *item) error {
+	return c.sampler.add(it)
+}
+
+// hold keeps items in memory while training; when enough node bytes are
+// seen, or the held bytes reach train bytes + cap, it trains and releases
+// them (Dragonfly's bulk state) and lets the rest stream (per-node state).
+func (c *compressor) hold(it *item, toWorkers bool) error {
+	c.held = append(c.held, it)
+	c.heldB += int64(len(it.buf) + len(it.hdr))
+	if it.kind == itemTrailer || c.sampler.full() || c.heldB >= c.opt.Train.TrainBytes+int64(c.opt.Cap) {
+		return c.release()
+	}
+	return nil
+}
+
+func (c *compressor) release() error {
+	t := c.t
+	t.emit, t.onNode, c.holding = t.queue, nil, false
+	d, note, err := c.sampler.build(c.opt)
+	if err != nil {
+		return err
+	}
+	if d != nil {
+		// The dictionary goes before the held records: flush them past
+		// the chunker first so the AUX lands in front of them.
+		if err := c.useDictBefore(d); err != nil {
+			return err
+		}
+	} else {
+		t.stats.Note = note
+	}
+	for _, h := range c.held {
+		if err := t.emit(h, h.kind == itemNode); err != nil {
+			return err
+		}
+	}
+	c.held = nil
+	return nil
+}
+
+// useDictBefore queues the dictionary AUX ahead of the held items (the
+// chunker's pending bytes come after them).
+func (c *compressor) useDictBefore(d *Dict) error {
+	t := c.t
+	cur := t.ch.cur
+	t.ch.cur = nil
+	err := c.useDict(d)
+	t.ch.cur = cur
+	return err
+}
+
+// worker compresses nodes with its own codec and scratch buffers.
+type worker struct {
+	opt   *CompressOptions
+	codec *Codec
+	lzf   LZFEncoder
+	raw   []byte
+	chk   []byte
+	ver   []byte
+}
+
+func (c *compressor) newWorker(d *Dict) (nodeFunc, error) {
+	codec, err := NewCodec([]*Dict{d}, d, c.opt.Level)
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{opt: &c.opt, codec: codec}
+	return w.compress, nil
+}
+
+func (w *worker) compress(it *item) error {
+	raw, ok, err := w.decoded(it)
+	if err != nil || !ok {
+		return err
+	}
+	frame := w.codec.Compress(it.out[:0], raw)
+	newSize := int64(len(rdbio.AppendStringHead(w.chk[:0], rdbio.EncZstd, 0, uint64(len(frame)), it.node.ulen)) + len(frame))
+	oldSize := int64(len(it.hdr) + len(it.buf))
+	if it.node.container != 0 {
+		newSize += int64(len(rdbio.AppendLen(w.chk[:0], it.node.container)))
+	}
+	if newSize >= oldSize || float64(oldSize-newSize) < w.opt.MinSaving*float64(oldSize) {
+		it.out = frame
+		return nil
+	}
+	if w.opt.Verify {
+		back, err := w.codec.Decompress(w.ver[:0], frame, len(raw))
+		w.ver = back
+		if err != nil || !bytes.Equal(back, raw) {
+			return nodeError(it, "verify", fmt.Errorf("compressed node does not decode back to its input (%v)", err))
+		}
+	}
+	it.out, it.outEnc, it.changed = frame, rdbio.EncZstd, true
+	if it.node.enc == rdbio.EncLZF {
+		it.outFlags = rdbio.ZstdFlagLZF
+	}
+	return nil
+}
+
+// decoded returns the node's bytes, or false to keep the node as it is
+// (integer-encoded, or an LZF stream the encoder would not reproduce).
+func (w *worker) decoded(it *item) ([]byte, bool, error) {
+	switch it.node.enc {
+	case rdbio.EncRaw:
+		return it.buf, true, nil
+	case rdbio.EncLZF:
+		raw, err := LZFDecode(w.raw[:0], it.buf, int(it.node.ulen))
+		w.raw = raw
+		if err != nil {
+			return nil, false, nodeError(it, "LZF node", err)
+		}
+		chk, ok := w.lzf.Encode(w.chk[:0], raw, len(it.buf)+64)
+		w.chk = chk
+		if !ok || !bytes.Equal(chk, it.buf) {
+			it.outFlags = unfaithfulMark
+			return nil, false, nil
+		}
+		return raw, true, nil
+	}
+	return nil, false, nil
+}

@@ -1,0 +1,191 @@
+package listcodec
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/rdbio"
+)
+
+// Target is what Decompress turns node strings into.
+type Target uint8
+
+// Decompression targets (design notes §2).
+const (
+	// ToOriginal stores each node as the source of Compress did: LZF when
+	// flag bit 0 is set, else raw. The file comes back byte-identical.
+	ToOriginal Target = iota
+	// ToLZF stores every node as Redis saves it with rdbcompression yes.
+	ToLZF
+	// ToRaw stores every node raw (rdbcompression no).
+	ToRaw
+)
+
+// ParseTarget reads "original", "lzf" or "raw".
+func ParseTarget(s string) (Target, error) {
+	switch s {
+	case "original", "":
+		return ToOriginal, nil
+	case "lzf":
+		return ToLZF, nil
+	case "raw":
+		return ToRaw, nil
+	}
+	return 0, fmt.Errorf("unknown target %q (want original, lzf or raw)", s)
+}
+
+// DecompressOptions configure Decompress.
+type DecompressOptions struct {
+	Flow
+	To    Target
+	Dicts []*Dict // external dictionaries (for files written with NoEmbed)
+}
+
+// Decompress turns an rdbz-compressed RDB stream back into one that a stock
+// redis-server loads: zstd nodes become raw or LZF strings, and rdbz's AUX
+// fields are dropped. On an ordinary RDB it converts LZF and raw nodes into
+// each other (ToLZF, ToRaw) or copies it unchanged (ToOriginal).
+func Decompress(dst io.Writer, src io.Reader, opt DecompressOptions) (*Stats, error) {
+	start := time.Now()
+	st := &Stats{}
+	t, err := newTranscoder(dst, src, opt.Flow, st)
+	if err != nil {
+		return st, err
+	}
+	d := &decompressor{opt: opt, t: t, dicts: append([]*Dict(nil), opt.Dicts...)}
+	t.onAux = d.aux
+	t.onList = d.startWorkers
+	err = t.run()
+	st.Elapsed = time.Since(start)
+	return st, err
+}
+
+type decompressor struct {
+	opt     DecompressOptions
+	t       *transcoder
+	dicts   []*Dict
+	started int // dictionaries the running workers know
+}
+
+// aux drops rdbz's AUX fields, loading embedded dictionaries.
+func (d *decompressor) aux(rec *rdbio.Record) error {
+	switch string(rec.Name) {
+	case AuxFormat:
+		if string(rec.Value) != FormatVersion {
+			return fmt.Errorf("rdbz format %q at offset %d: this rdbz reads format %s", rec.Value, rec.Offset, FormatVersion)
+		}
+	case AuxDict:
+		dict, err := ParseDict(append([]byte(nil), rec.Value...))
+		if err != nil {
+			return fmt.Errorf("AUX %s at offset %d: %w", AuxDict, rec.Offset, err)
+		}
+		d.dicts = append(d.dicts, dict)
+	case AuxDictID:
+		if err := d.checkDictID(rec); err != nil {
+			return err
+		}
+	default:
+		return nil
+	}
+	d.t.r.DropRecord()
+	return nil
+}
+
+// checkDictID fails early when the file names a dictionary we lack.
+func (d *decompressor) checkDictID(rec *rdbio.Record) error {
+	id, err := strconv.ParseUint(string(rec.Value), 10, 32)
+	if err != nil {
+		return fmt.Errorf("AUX %s at offset %d: %q is not a dictionary ID", AuxDictID, rec.Offset, rec.Value)
+	}
+	for _, dict := range d.dicts {
+		if dict.ID == uint32(id) {
+			return nil
+		}
+	}
+	return fmt.Errorf("the file was compressed with external dictionary %d: pass it with --dict", id)
+}
+
+// startWorkers (re)starts the workers at a list record when dictionaries
+// arrived since they started.
+func (d *decompressor) startWorkers(*rdbio.Record) error {
+	t := d.t
+	if t.workers && d.started == len(d.dicts) {
+		return nil
+	}
+	if t.workers {
+		if err := t.p.drainWorkers(); err != nil {
+			return err
+		}
+	}
+	d.started = len(d.dicts)
+	t.workers = true
+	return t.p.startWorkers(t.flow.Workers, d.newWorker)
+}
+
+type unpacker struct {
+	to    Target
+	codec *Codec
+	lzf   LZFEncoder
+	raw   []byte
+}
+
+func (d *decompressor) newWorker() (nodeFunc, error) {
+	codec, err := NewCodec(d.dicts, nil, zstd.SpeedDefault)
+	if err != nil {
+		return nil, err
+	}
+	u := &unpacker{to: d.opt.To, codec: codec}
+	return u.node, nil
+}
+
+func (u *unpacker) node(it *item) error {
+	raw, err := u.decoded(it)
+	if err != nil || raw == nil {
+		return err
+	}
+	lzf := u.to == ToLZF || (u.to == ToOriginal && it.node.flags&rdbio.ZstdFlagLZF != 0)
+	if lzf {
+		var ok bool
+		if u.to == ToOriginal {
+			// The source's LZF bytes, reproduced (Compress checked that
+			// they are): a budget that never binds.
+			it.out, ok = u.lzf.Encode(it.out[:0], raw, len(raw)+len(raw)/16+64)
+			if !ok {
+				return nodeError(it, "LZF node", fmt.Errorf("cannot re-encode LZF"))
+			}
+		} else {
+			it.out, ok = u.lzf.RedisSave(it.out[:0], raw)
+		}
+		if ok {
+			it.outEnc, it.changed = rdbio.EncLZF, true
+			return nil
+		}
+	}
+	it.out, it.outEnc, it.changed = append(it.out[:0], raw...), rdbio.EncRaw, true
+	return nil
+}
+
+// decoded returns the node's bytes when the node must change, else nil.
+func (u *unpacker) decoded(it *item) ([]byte, error) {
+	var err error
+	switch {
+	case it.node.enc == rdbio.EncZstd:
+		u.raw, err = u.codec.Decompress(u.raw[:0], it.buf, int(it.node.ulen))
+		if err != nil {
+			return nil, nodeError(it, "zstd node", err)
+		}
+		return u.raw, nil
+	case it.node.enc == rdbio.EncLZF && u.to == ToRaw:
+		u.raw, err = LZFDecode(u.raw[:0], it.buf, int(it.node.ulen))
+		if err != nil {
+			return nil, nodeError(it, "LZF node", err)
+		}
+		return u.raw, nil
+	case it.node.enc == rdbio.EncRaw && u.to == ToLZF:
+		return it.buf, nil
+	}
+	return nil, nil
+}

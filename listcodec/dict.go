@@ -1,0 +1,56 @@
+package listcodec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"os"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// dictMagic starts every zstd dictionary in the standard format, little-endian.
+const dictMagic = 0xEC30A437
+
+// Dict is a zstd dictionary in the standard format: magic, ID, entropy
+// tables and content, as written by "zstd --train" or zstd.BuildDict. Bytes
+// is the whole dictionary and must not be modified once a Codec uses it.
+type Dict struct {
+	ID    uint32
+	Bytes []byte
+}
+
+// ParseDict checks that b is a complete zstd dictionary in the standard
+// format and returns it with its ID; b is kept, not copied. Raw-content
+// dictionaries (arbitrary bytes without the magic) are refused: a frame can
+// only name a dictionary that carries an ID.
+func ParseDict(b []byte) (*Dict, error) {
+	if len(b) < 8 {
+		return nil, fmt.Errorf("zstd dictionary: only %d bytes, too short for the header", len(b))
+	}
+	if magic := binary.LittleEndian.Uint32(b); magic != dictMagic {
+		return nil, fmt.Errorf("not a zstd dictionary: magic %#08x, want %#08x (raw-content dictionaries are not supported)", magic, uint32(dictMagic))
+	}
+	id := binary.LittleEndian.Uint32(b[4:])
+	if id == 0 {
+		return nil, fmt.Errorf("zstd dictionary: ID 0 is reserved for \"no dictionary\"")
+	}
+	// Load the tables now, so that a damaged dictionary is reported here
+	// rather than by the first Codec that uses it.
+	if _, err := zstd.InspectDictionary(b); err != nil {
+		return nil, fmt.Errorf("zstd dictionary %d: %w", id, err)
+	}
+	return &Dict{ID: id, Bytes: b}, nil
+}
+
+// ReadDictFile reads and parses the zstd dictionary in the file at path.
+func ReadDictFile(path string) (*Dict, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read zstd dictionary: %w", err)
+	}
+	d, err := ParseDict(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return d, nil
+}

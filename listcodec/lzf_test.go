@@ -1,0 +1,366 @@
+package listcodec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	hdtlzf "github.com/hdt3213/rdb/lzf"
+)
+
+// lzfBound is a budget no stream can exceed, with room for lzf_c.c's
+// conservative checks: one control byte per 32 literals plus slack.
+func lzfBound(n int) int { return n + n/32 + 8 }
+
+// jsonish returns about n bytes of listpack-like JSON events: a small
+// vocabulary of keys and values with some random digits, as list nodes hold.
+func jsonish(r *rand.Rand, n int) []byte {
+	users := []string{"alice", "bob", "carol", "dave", "erin", "frank"}
+	kinds := []string{"click", "view", "purchase", "login", "logout", "search"}
+	paths := []string{"/", "/cart", "/item/", "/search?q=", "/account/settings"}
+	var b bytes.Buffer
+	for b.Len() < n {
+		fmt.Fprintf(&b, "\x8f{\"ts\":%d,\"user\":%q,\"event\":%q,\"path\":\"%s%d\",\"ms\":%d,\"ok\":%t}\xff",
+			1700000000000+r.IntN(1e9), users[r.IntN(len(users))], kinds[r.IntN(len(kinds))],
+			paths[r.IntN(len(paths))], r.IntN(5000), r.IntN(900), r.IntN(10) > 0)
+	}
+	return b.Bytes()[:n]
+}
+
+func randomBytes(r *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// lowEntropy draws from a tiny alphabet, so short matches are everywhere.
+func lowEntropy(r *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = "ab"[r.IntN(2)]
+	}
+	return b
+}
+
+// patchy is mostly random with copies of earlier pieces, near or far, so
+// streams land close to the budget and references reach the 8 KiB limit.
+func patchy(r *rand.Rand, n int) []byte {
+	b := randomBytes(r, n)
+	for i := 0; i < n/40; i++ {
+		l := 3 + r.IntN(300)
+		from, to := r.IntN(n), r.IntN(n)
+		if from+l <= n && to+l <= n {
+			copy(b[to:to+l], b[from:from+l])
+		}
+	}
+	return b
+}
+
+// lzfInputs returns named inputs covering the encoder's paths.
+func lzfInputs() map[string][]byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	in := map[string][]byte{
+		"empty":    {},
+		"one":      {'x'},
+		"two":      []byte("xy"),
+		"three":    []byte("xyz"),
+		"run":      bytes.Repeat([]byte{'a'}, 1000),
+		"run70000": bytes.Repeat([]byte{0}, 70000),
+		"period3":  bytes.Repeat([]byte("abc"), 333),
+		"text":     []byte(strings.Repeat("the quick brown fox jumps over the lazy dog. ", 40)),
+		// a match starting 19 or 20 bytes before the end (lzf_c.c's unrolled loop)
+		"tail19": []byte("Q0123456789abcdefghijK0123456789abcdefghi"),
+		"tail20": []byte("Q0123456789abcdefghijK0123456789abcdefghij"),
+	}
+	for _, n := range []int{21, 33, 64, 100, 257, 1000, 4096, 8192, 8200, 16384, 65535, 65536, 70000} {
+		in[fmt.Sprint("json", n)] = jsonish(r, n)
+		in[fmt.Sprint("random", n)] = randomBytes(r, n)
+		in[fmt.Sprint("ab", n)] = lowEntropy(r, n)
+		in[fmt.Sprint("patchy", n)] = patchy(r, n)
+	}
+	return in
+}
+
+func TestLZFRoundTrip(t *testing.T) {
+	var enc LZFEncoder
+	for name, src := range lzfInputs() {
+		t.Run(name, func(t *testing.T) {
+			z, ok := enc.Encode(nil, src, lzfBound(len(src)))
+			if len(src) == 0 {
+				if ok {
+					t.Fatal("empty input encoded; lzf_compress returns 0 for it")
+				}
+				return
+			}
+			if !ok {
+				t.Fatalf("encode of %d bytes failed with budget %d", len(src), lzfBound(len(src)))
+			}
+			got, err := LZFDecode(nil, z, len(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, src) {
+				t.Fatal("round trip mismatch")
+			}
+			// Cross-check with an independent decoder.
+			other, err := hdtlzf.Decompress(z, len(z), len(src))
+			if err != nil || !bytes.Equal(other, src) {
+				t.Fatalf("hdt3213/rdb/lzf decodes our stream differently (err %v)", err)
+			}
+		})
+	}
+}
+
+// TestLZFTableState checks that the table's leftovers never change the output
+// (see LZFEncoder): a dirty encoder must match a fresh one on every input.
+func TestLZFTableState(t *testing.T) {
+	dirty := new(LZFEncoder)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 300 {
+		// Dirty the table with unrelated data of assorted kinds.
+		junk := [][]byte{jsonish(r, 9000), patchy(r, 3000), lowEntropy(r, 500)}[i%3]
+		dirty.Encode(nil, junk, lzfBound(len(junk)))
+		src := [][]byte{jsonish(r, 1+r.IntN(9000)), patchy(r, 1+r.IntN(3000)), lowEntropy(r, 1+r.IntN(500))}[r.IntN(3)]
+		want, _ := new(LZFEncoder).Encode(nil, src, lzfBound(len(src)))
+		got, _ := dirty.Encode(nil, src, lzfBound(len(src)))
+		if !bytes.Equal(got, want) {
+			t.Fatalf("input %d: a used table changed the output", i)
+		}
+	}
+}
+
+// TestLZFBudget checks that a stream which fits is the same at any budget,
+// that the fit decision is monotonic in budget, and that lzf_c.c's
+// conservative checks ask for at most 4 bytes beyond the stream's length.
+func TestLZFBudget(t *testing.T) {
+	var enc LZFEncoder
+	for name, src := range lzfInputs() {
+		if len(src) == 0 || len(src) > 9000 {
+			continue
+		}
+		full, ok := enc.Encode(nil, src, lzfBound(len(src)))
+		if !ok {
+			t.Fatalf("%s: encode failed", name)
+		}
+		fits := -1
+		for b := len(full) - 1; b <= len(full)+5; b++ {
+			z, ok := enc.Encode(nil, src, b)
+			if ok && !bytes.Equal(z, full) {
+				t.Fatalf("%s: budget %d changed the stream", name, b)
+			}
+			if ok && fits < 0 {
+				fits = b
+			}
+			if !ok && fits >= 0 {
+				t.Fatalf("%s: fits at budget %d but not at %d", name, fits, b)
+			}
+		}
+		if fits < len(full) || fits > len(full)+4 {
+			t.Fatalf("%s: %d-byte stream first fits at budget %d", name, len(full), fits)
+		}
+	}
+}
+
+func TestLZFRedisSave(t *testing.T) {
+	var enc LZFEncoder
+	tests := []struct {
+		name string
+		src  []byte
+		ok   bool
+	}{
+		{"20 bytes never", bytes.Repeat([]byte{'a'}, 20), false},
+		{"21 bytes compressible", bytes.Repeat([]byte{'a'}, 21), true},
+		{"random does not fit", randomBytes(rand.New(rand.NewPCG(5, 6)), 100), false},
+		{"json fits", jsonish(rand.New(rand.NewPCG(7, 8)), 2000), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			z, ok := enc.RedisSave(nil, tt.src)
+			if ok != tt.ok {
+				t.Fatalf("RedisSave ok = %v, want %v", ok, tt.ok)
+			}
+			if ok && len(z) > len(tt.src)-4 {
+				t.Fatalf("kept a %d-byte stream for %d bytes", len(z), len(tt.src))
+			}
+		})
+	}
+}
+
+// TestLZFVectors pins streams that redis-server 7.0.15 wrote for these values
+// with rdbcompression yes (the same values are in TestLZFMatchesRedis), and
+// cross-checks them with hdt3213/rdb's independent decoder.
+func TestLZFVectors(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		z    []byte
+	}{
+		// position 0 is never referenced, so two literals come first
+		{"a*21", strings.Repeat("a", 21), []byte{0x01, 'a', 'a', 0xe0, 0x0a, 0x00}},
+		{"a*31", strings.Repeat("a", 31), []byte{0x01, 'a', 'a', 0xe0, 0x12, 0x00, 0x01, 'a', 'a'}},
+		{"abc*40", strings.Repeat("abc", 40), []byte{0x03, 'a', 'b', 'c', 'a', 0xe0, 0x69, 0x02, 0x01, 'b', 'c'}},
+		// the match from position 22 ends 2 bytes before the end (maxlen 16) ...
+		{"match stops short", "Q0123456789abcdefghijK0123456789abcdefgh",
+			append([]byte("\x15Q0123456789abcdefghijK"), 0xe0, 0x07, 0x14, 0x01, 'g', 'h')},
+		// ... but with maxlen 17 or 18 lzf_c.c's unrolled compare lets it reach 19
+		{"unrolled compare, maxlen 17", "Q0123456789abcdefghijK0123456789abcdefghi",
+			append([]byte("\x15Q0123456789abcdefghijK"), 0xe0, 0x0a, 0x14)},
+		{"unrolled compare, maxlen 18", "Q0123456789abcdefghijK0123456789abcdefghij",
+			append([]byte("\x15Q0123456789abcdefghijK"), 0xe0, 0x0a, 0x14, 0x00, 'j')},
+	}
+	var enc LZFEncoder
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			z, ok := enc.RedisSave(nil, []byte(tt.src))
+			if !ok || !bytes.Equal(z, tt.z) {
+				t.Fatalf("RedisSave = % x, %v; want % x", z, ok, tt.z)
+			}
+			other, err := hdtlzf.Decompress(tt.z, len(tt.z), len(tt.src))
+			if err != nil || string(other) != tt.src {
+				t.Fatalf("hdt3213/rdb/lzf decodes %q, %v", other, err)
+			}
+			got, err := LZFDecode(nil, tt.z, len(tt.src))
+			if err != nil || string(got) != tt.src {
+				t.Fatalf("LZFDecode = %q, %v", got, err)
+			}
+		})
+	}
+}
+
+func TestLZFDecodeErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		z    []byte
+		ulen int
+	}{
+		{"literal truncated", []byte{0x03, 'a', 'b'}, 4},
+		{"literal past ulen", []byte{0x03, 'a', 'b', 'c', 'd'}, 3},
+		{"reference before start", []byte{0x00, 'a', 0x20, 0x01}, 4},
+		{"reference at start", []byte{0x20, 0x00}, 3},
+		{"reference truncated", []byte{0x00, 'a', 0x20}, 4},
+		{"long reference truncated", []byte{0x00, 'a', 0xe0}, 20},
+		{"long reference no offset", []byte{0x00, 'a', 0xe0, 0x01}, 20},
+		{"reference past ulen", []byte{0x00, 'a', 0x40, 0x00}, 3},
+		{"short output", []byte{0x01, 'a', 'b'}, 3},
+		{"empty input, ulen 1", nil, 1},
+		{"negative ulen", []byte{0x00, 'a'}, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := LZFDecode(make([]byte, 0, 64), tt.z, tt.ulen)
+			if !errors.Is(err, ErrLZFCorrupt) {
+				t.Fatalf("LZFDecode = %q, %v; want ErrLZFCorrupt", got, err)
+			}
+		})
+	}
+}
+
+func TestLZFDecodeReusesDst(t *testing.T) {
+	var enc LZFEncoder
+	src := jsonish(rand.New(rand.NewPCG(9, 9)), 5000)
+	z, _ := enc.Encode(nil, src, lzfBound(len(src)))
+	buf := make([]byte, 10, 6000)
+	got, err := LZFDecode(buf, z, len(src))
+	if err != nil || !bytes.Equal(got, src) {
+		t.Fatalf("decode: %v", err)
+	}
+	if &got[0] != &buf[:1][0] {
+		t.Fatal("dst storage not reused")
+	}
+	small := make([]byte, 0, 100)
+	got, err = LZFDecode(small, z, len(src))
+	if err != nil || cap(got) != len(src) {
+		t.Fatalf("grown dst: cap %d, err %v; want cap %d", cap(got), err, len(src))
+	}
+}
+
+func FuzzLZFDecode(f *testing.F) {
+	var enc LZFEncoder
+	for _, src := range lzfInputs() {
+		if z, ok := enc.Encode(nil, src, lzfBound(len(src))); ok && len(src) < 5000 {
+			f.Add(z, uint16(len(src)))
+		}
+	}
+	f.Add([]byte{0xff, 0xff, 0xff}, uint16(300))
+	f.Add([]byte{0x00, 'a', 0xe0, 0xff, 0x00}, uint16(266))
+	f.Fuzz(func(t *testing.T, z []byte, ulen uint16) {
+		got, err := LZFDecode(nil, z, int(ulen))
+		if err != nil {
+			if !errors.Is(err, ErrLZFCorrupt) {
+				t.Fatalf("error does not wrap ErrLZFCorrupt: %v", err)
+			}
+			return
+		}
+		if len(got) != int(ulen) {
+			t.Fatalf("decoded %d bytes, want %d", len(got), ulen)
+		}
+		if other, err := hdtlzf.Decompress(z, len(z), int(ulen)); err == nil && len(z) > 0 && !bytes.Equal(other, got) {
+			t.Fatalf("hdt3213/rdb/lzf decodes differently")
+		}
+	})
+}
+
+func FuzzLZFEncode(f *testing.F) {
+	for _, src := range lzfInputs() {
+		if len(src) < 5000 {
+			f.Add(src)
+		}
+	}
+	dirty := new(LZFEncoder)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		want, ok := new(LZFEncoder).Encode(nil, src, lzfBound(len(src)))
+		got, ok2 := dirty.Encode(nil, src, lzfBound(len(src)))
+		if ok != ok2 || !bytes.Equal(got, want) {
+			t.Fatal("a used table changed the output")
+		}
+		if !ok {
+			if len(src) > 0 {
+				t.Fatal("encode failed within lzfBound")
+			}
+			return
+		}
+		back, err := LZFDecode(nil, got, len(src))
+		if err != nil || !bytes.Equal(back, src) {
+			t.Fatalf("round trip: %v", err)
+		}
+	})
+}
+
+func benchNode() []byte { return jsonish(rand.New(rand.NewPCG(11, 12)), 8192) }
+
+func BenchmarkLZFEncode(b *testing.B) {
+	src := benchNode()
+	var enc LZFEncoder
+	dst := make([]byte, lzfBound(len(src)))
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	cpu := startCPU()
+	for b.Loop() {
+		if _, ok := enc.Encode(dst, src, len(src)-4); !ok {
+			b.Fatal("does not fit")
+		}
+	}
+	cpu.report(b, int64(len(src)))
+}
+
+func BenchmarkLZFDecode(b *testing.B) {
+	src := benchNode()
+	var enc LZFEncoder
+	z, _ := enc.Encode(nil, src, lzfBound(len(src)))
+	dst := make([]byte, len(src))
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	b.ReportMetric(float64(len(src))/float64(len(z)), "ratio")
+	cpu := startCPU()
+	for b.Loop() {
+		if _, err := LZFDecode(dst, z, len(src)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu.report(b, int64(len(src)))
+}

@@ -1,0 +1,346 @@
+package listcodec
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/rdbz/rdbz/rdbio"
+)
+
+// The transcoding pipeline: one reader (the caller's goroutine) cuts the
+// input into items — runs of bytes that pass through unchanged, and list
+// nodes — and sends them in order to one writer goroutine; nodes also go to
+// a pool of workers, each with its own codecs, that may re-encode them. The
+// writer writes items in input order, waiting for each node's worker. Both
+// queues are bounded, and so are the bytes in flight (a byte budget), so
+// memory does not grow with the file.
+
+// chunkSize is the size of a pass-through item.
+const chunkSize = 256 << 10
+
+type itemKind uint8
+
+const (
+	itemBytes   itemKind = iota // buf passes through
+	itemNode                    // a list node; a worker sets out*
+	itemTrailer                 // write the EOF trailer
+	itemRest                    // bytes after the trailer
+)
+
+// item is one piece of the output, in input order.
+type item struct {
+	kind    itemKind
+	buf     []byte // bytes, or the node's stored payload
+	hdr     []byte // node: its raw bytes before the payload
+	node    nodeIn
+	trailer rdbio.Trailer
+	charge  int64 // bytes taken from the budget
+
+	out      []byte // node result when changed
+	outEnc   rdbio.Enc
+	outFlags byte
+	changed  bool
+	err      error
+	done     chan struct{}
+}
+
+// nodeIn describes the node as read.
+type nodeIn struct {
+	container uint64
+	enc       rdbio.Enc
+	flags     byte
+	ulen      uint64
+	key       []byte
+	offset    int64
+}
+
+// nodeFunc re-encodes one node: it sets it.out/outEnc/outFlags and
+// it.changed, or leaves the node as it is.
+type nodeFunc func(it *item) error
+
+// budget is a counting semaphore of bytes in flight.
+type budget struct {
+	mu    sync.Mutex
+	cond  *sync.Cond
+	avail int64
+	max   int64
+	dead  bool
+}
+
+func newBudget(max int64) *budget {
+	b := &budget{avail: max, max: max}
+	b.cond = sync.NewCond(&b.mu)
+	return b
+}
+
+// take waits for n bytes (at most the whole budget) and returns the charge.
+func (b *budget) take(n int64) (int64, bool) {
+	n = min(n, b.max)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.avail < n && !b.dead {
+		b.cond.Wait()
+	}
+	b.avail -= n
+	return n, !b.dead
+}
+
+func (b *budget) give(n int64) {
+	b.mu.Lock()
+	b.avail += n
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+func (b *budget) kill() {
+	b.mu.Lock()
+	b.dead = true
+	b.mu.Unlock()
+	b.cond.Broadcast()
+}
+
+// pipeline runs the writer goroutine and the workers.
+type pipeline struct {
+	w       *rdbio.Writer
+	items   chan *item
+	jobs    chan *item
+	budget  *budget
+	abort   chan struct{}
+	once    sync.Once
+	err     error
+	wg      sync.WaitGroup // workers
+	written chan struct{}  // closed when the writer goroutine ends
+	stats   *Stats
+	pool    sync.Pool
+}
+
+// newPipeline starts the writer; workers start with startWorkers.
+func newPipeline(w *rdbio.Writer, queue int, maxBytes int64, stats *Stats) *pipeline {
+	p := &pipeline{
+		w: w, items: make(chan *item, queue), jobs: make(chan *item, queue),
+		budget: newBudget(maxBytes), abort: make(chan struct{}), written: make(chan struct{}),
+		stats: stats,
+	}
+	p.pool.New = func() any { return &item{done: make(chan struct{}, 1)} }
+	go p.writeLoop()
+	return p
+}
+
+// startWorkers starts n workers, each with the node function newFn makes.
+func (p *pipeline) startWorkers(n int, newFn func() (nodeFunc, error)) error {
+	for i := 0; i < n; i++ {
+		fn, err := newFn()
+		if err != nil {
+			return err
+		}
+		p.wg.Add(1)
+		go p.work(fn)
+	}
+	return nil
+}
+
+// drainWorkers waits until the running workers have finished every node
+// queued so far and stops them, so that new ones can start.
+func (p *pipeline) drainWorkers() error {
+	close(p.jobs)
+	p.wg.Wait()
+	p.jobs = make(chan *item, cap(p.items))
+	return p.failed()
+}
+
+func (p *pipeline) work(fn nodeFunc) {
+	defer p.wg.Done()
+	for it := range p.jobs {
+		it.err = fn(it)
+		it.done <- struct{}{}
+	}
+}
+
+func (p *pipeline) fail(err error) {
+	p.once.Do(func() {
+		p.err = err
+		close(p.abort)
+		p.budget.kill()
+	})
+}
+
+// failed returns the first error, if any.
+func (p *pipeline) failed() error {
+	select {
+	case <-p.abort:
+		return p.err
+	default:
+		return nil
+	}
+}
+
+func (p *pipeline) newItem(kind itemKind) *item {
+	it := p.pool.Get().(*item)
+	it.kind, it.changed, it.err, it.charge = kind, false, nil, 0
+	it.outEnc, it.outFlags = 0, 0
+	it.buf, it.hdr, it.out = it.buf[:0], it.hdr[:0], it.out[:0]
+	return it
+}
+
+// send queues an item (and a node to the workers when hasWorkers).
+func (p *pipeline) send(it *item, toWorkers bool) error {
+	charge, ok := p.budget.take(int64(len(it.buf) + len(it.hdr)))
+	it.charge = charge
+	if !ok {
+		return p.failed()
+	}
+	if toWorkers {
+		select {
+		case p.jobs <- it:
+		case <-p.abort:
+			return p.err
+		}
+	}
+	select {
+	case p.items <- it:
+		return nil
+	case <-p.abort:
+		return p.err
+	}
+}
+
+func (p *pipeline) writeLoop() {
+	defer close(p.written)
+	for it := range p.items {
+		if p.failed() != nil {
+			continue // drain
+		}
+		if err := p.writeItem(it); err != nil {
+			p.fail(err)
+		}
+		p.budget.give(it.charge)
+		p.pool.Put(it)
+	}
+}
+
+func (p *pipeline) writeItem(it *item) error {
+	var err error
+	switch it.kind {
+	case itemBytes:
+		_, err = p.w.Write(it.buf)
+	case itemRest:
+		_, err = p.w.WriteRest(it.buf)
+	case itemTrailer:
+		err = p.w.Close(it.trailer)
+	case itemNode:
+		<-it.done
+		if it.err != nil {
+			return it.err
+		}
+		err = p.writeNode(it)
+	}
+	if err != nil && !errors.Is(err, errNode) {
+		err = fmt.Errorf("write output: %w", err)
+	}
+	return err
+}
+
+var errNode = errors.New("node")
+
+func (p *pipeline) writeNode(it *item) error {
+	before := p.w.Written()
+	var err error
+	if it.changed {
+		err = p.w.WriteNode(it.node.container, it.outEnc, it.outFlags, it.node.ulen, it.out)
+	} else {
+		if _, err = p.w.Write(it.hdr); err == nil {
+			_, err = p.w.Write(it.buf)
+		}
+	}
+	p.stats.addNode(it, p.w.Written()-before)
+	return err
+}
+
+// finish closes the queues, waits for the writer and workers, flushes.
+func (p *pipeline) finish() error {
+	close(p.jobs)
+	close(p.items)
+	<-p.written
+	p.wg.Wait()
+	if err := p.failed(); err != nil {
+		return err
+	}
+	return p.w.Flush()
+}
+
+// stop aborts the pipeline after an error on the reading side.
+func (p *pipeline) stop(err error) error {
+	p.fail(err)
+	p.finish()
+	return err
+}
+
+// chunker is the Reader's sink: it cuts pass-through bytes into items.
+type chunker struct {
+	p    *pipeline
+	cur  *item
+	kind itemKind
+	send func(*item) error
+}
+
+func (c *chunker) Write(b []byte) (int, error) {
+	n := len(b)
+	for len(b) > 0 {
+		if c.cur == nil {
+			c.cur = c.p.newItem(c.kind)
+		}
+		k := min(len(b), chunkSize-len(c.cur.buf))
+		c.cur.buf = append(c.cur.buf, b[:k]...)
+		b = b[k:]
+		if len(c.cur.buf) >= chunkSize {
+			if err := c.flush(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// flush sends the bytes gathered so far.
+func (c *chunker) flush() error {
+	if c.cur == nil || len(c.cur.buf) == 0 {
+		return nil
+	}
+	it := c.cur
+	c.cur = nil
+	return c.send(it)
+}
+
+// inject sends bytes of rdbz's own (AUX records) as an item of their own.
+func (c *chunker) inject(b []byte) error {
+	if err := c.flush(); err != nil {
+		return err
+	}
+	it := c.p.newItem(itemBytes)
+	it.buf = append(it.buf, b...)
+	return c.send(it)
+}
+
+// split sends all but the last k bytes gathered, keeping those. It reports
+// false when fewer than k bytes are still gathered.
+func (c *chunker) split(k int) (bool, error) {
+	if k == 0 {
+		return true, c.flush()
+	}
+	if c.cur == nil || len(c.cur.buf) < k {
+		return false, nil
+	}
+	head := c.cur
+	c.cur = c.p.newItem(c.kind)
+	c.cur.buf = append(c.cur.buf, head.buf[len(head.buf)-k:]...)
+	head.buf = head.buf[:len(head.buf)-k]
+	return true, c.send(head)
+}
+
+// rest returns a writer for the bytes after the trailer.
+func (c *chunker) rest() io.Writer {
+	c.kind = itemRest
+	return c
+}

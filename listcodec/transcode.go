@@ -1,0 +1,222 @@
+package listcodec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/rdbz/rdbz/rdbio"
+)
+
+// AUX field names of the rdbz format (FORMAT.md).
+const (
+	AuxFormat = "rdbz-format"
+	AuxDict   = "rdbz-dict"
+	AuxDictID = "rdbz-dict-id"
+	// FormatVersion is the value of AuxFormat this package writes and reads.
+	FormatVersion = "1"
+)
+
+// Flow configures the pipeline of Compress and Decompress.
+type Flow struct {
+	Workers        int   // node workers; 0 = one per CPU
+	Cap            int   // capture cap (rdbio.Options.Cap); 0 = rdbio.DefaultCap
+	QueueBytes     int64 // bytes in flight between the stages; 0 = 16 MiB
+	IgnoreChecksum bool  // accept an input whose CRC64 does not match
+}
+
+func (f Flow) withDefaults() Flow {
+	if f.Workers <= 0 {
+		f.Workers = runtime.NumCPU()
+	}
+	if f.Cap <= 0 {
+		f.Cap = rdbio.DefaultCap
+	}
+	if f.QueueBytes <= 0 {
+		f.QueueBytes = 16 << 20
+	}
+	return f
+}
+
+// transcoder is the reading side shared by Compress and Decompress.
+type transcoder struct {
+	flow  Flow
+	r     *rdbio.Reader
+	w     *rdbio.Writer
+	p     *pipeline
+	ch    *chunker
+	stats *Stats
+	key   []byte // the list key being read (shared by its nodes' items)
+	// emit queues an item; Compress replaces it while training.
+	emit func(it *item, toWorkers bool) error
+	// workers reports whether node items go to workers.
+	workers bool
+	// onAux handles an AUX record (may drop it); nil keeps all.
+	onAux func(rec *rdbio.Record) error
+	// onNode is called for every node item before it is queued.
+	onNode func(it *item) error
+	// onList is called at every list key record, before its nodes.
+	onList func(rec *rdbio.Record) error
+}
+
+func newTranscoder(dst io.Writer, src io.Reader, flow Flow, stats *Stats) (*transcoder, error) {
+	flow = flow.withDefaults()
+	r, err := rdbio.NewReader(src, rdbio.Options{Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum})
+	if err != nil {
+		return nil, err
+	}
+	w, err := rdbio.NewWriter(dst, r.Header())
+	if err != nil {
+		return nil, err
+	}
+	t := &transcoder{flow: flow, r: r, w: w, stats: stats}
+	t.p = newPipeline(w, 4*flow.Workers+8, flow.QueueBytes, stats)
+	t.ch = &chunker{p: t.p}
+	t.emit = t.queue
+	t.ch.send = func(it *item) error { return t.emit(it, false) }
+	if err := r.SetSink(t.ch); err != nil {
+		return nil, t.p.stop(err)
+	}
+	return t, nil
+}
+
+// queue sends an item to the pipeline. A node item that no worker will see
+// is marked done (unchanged) first.
+func (t *transcoder) queue(it *item, toWorkers bool) error {
+	if it.kind == itemNode && !(toWorkers && t.workers) {
+		it.done <- struct{}{}
+		toWorkers = false
+	}
+	return t.p.send(it, toWorkers)
+}
+
+// run reads every record and returns when the output is complete.
+func (t *transcoder) run() error {
+	err := t.records()
+	if err != nil {
+		return t.p.stop(err)
+	}
+	if err := t.p.finish(); err != nil {
+		return err
+	}
+	t.stats.BytesIn, t.stats.BytesOut = t.r.Offset(), t.w.Written()
+	return nil
+}
+
+func (t *transcoder) records() error {
+	for {
+		rec, err := t.r.Next()
+		if errors.Is(err, rdbio.ErrUnsupported) {
+			return t.passBody()
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case rec.Kind == rdbio.KindAux && t.onAux != nil:
+			err = t.onAux(rec)
+		case rec.Kind == rdbio.KindKey && rdbio.IsList(rec.Type):
+			err = t.list(rec)
+		case rec.Kind == rdbio.KindEOF:
+			return t.end(rec)
+		}
+		if err != nil {
+			return err
+		}
+		if err := t.p.failed(); err != nil {
+			return err
+		}
+	}
+}
+
+// passBody copies the rest unchanged after a record rdbio cannot walk.
+func (t *transcoder) passBody() error {
+	eof, err := t.r.PassBody()
+	if err != nil {
+		return err
+	}
+	if t.stats.Note == "" {
+		t.stats.Note = "the rest after an unknown record at its offset was copied unchanged"
+	}
+	return t.end(eof)
+}
+
+// end queues the trailer and whatever follows it.
+func (t *transcoder) end(eof *rdbio.Record) error {
+	if err := t.ch.flush(); err != nil {
+		return err
+	}
+	it := t.p.newItem(itemTrailer)
+	it.trailer = rdbio.TrailerFor(eof)
+	if err := t.emit(it, false); err != nil {
+		return err
+	}
+	if _, err := t.r.CopyRest(t.ch.rest()); err != nil {
+		return err
+	}
+	return t.ch.flush()
+}
+
+// list cuts a list value into node items.
+func (t *transcoder) list(rec *rdbio.Record) error {
+	t.key = bytes.Clone(rec.Key)
+	if t.onList != nil {
+		if err := t.onList(rec); err != nil {
+			return err
+		}
+	}
+	if _, err := t.r.Nodes(); err != nil {
+		return err
+	}
+	for {
+		n, err := t.r.NextNode()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := t.node(n); err != nil {
+			return err
+		}
+	}
+}
+
+func (t *transcoder) node(n *rdbio.Node) error {
+	if err := t.ch.flush(); err != nil {
+		return err
+	}
+	if n.Data == nil { // over the cap: streams through unchanged
+		t.stats.Big++
+		if _, err := t.ch.Write(n.Raw); err != nil {
+			return err
+		}
+		return t.r.CopyNodeData(t.ch)
+	}
+	it := t.p.newItem(itemNode)
+	it.hdr = append(it.hdr, n.Raw...)
+	it.buf = append(it.buf, n.Data...)
+	it.node = nodeIn{container: n.Container, enc: n.Enc, flags: n.Flags, ulen: n.ULen, key: t.key, offset: n.Offset}
+	if t.onNode != nil {
+		if err := t.onNode(it); err != nil {
+			return err
+		}
+	}
+	return t.emit(it, true)
+}
+
+// nodeError names the node's offset and key.
+func nodeError(it *item, what string, err error) error {
+	return &rdbio.Error{Offset: it.node.offset, Key: it.node.key, What: what, Err: err}
+}
+
+// auxValue reports whether rec is the AUX field name.
+func auxIs(rec *rdbio.Record, name string) bool {
+	return rec.Kind == rdbio.KindAux && string(rec.Name) == name
+}
+
+func errAlreadyCompressed(rec *rdbio.Record) error {
+	return fmt.Errorf("input is already rdbz-compressed (AUX %s at offset %d): decompress it first", rec.Name, rec.Offset)
+}
