@@ -1,0 +1,111 @@
+// Package rdbiotest gives tests the shared corpus of real RDB files and the
+// redis-server oracle (../shared beside the checkout), as net/http/httptest
+// gives them servers.
+package rdbiotest
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Shared is the shared folder beside the repository.
+func Shared() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared")
+}
+
+// File is one file of a corpus folder's MANIFEST.tsv.
+type File struct {
+	Path   string
+	Name   string
+	Folder string            // "public" or "generated"
+	Fields map[string]string // the manifest row by column name
+}
+
+// RedisLoads reports whether redis 7.0 loads the file (generated files all do).
+func (f File) RedisLoads() bool {
+	v, ok := f.Fields["redis70_loads"]
+	return !ok || v == "yes"
+}
+
+// CorruptByDesign reports files that are deliberately broken test fixtures.
+func (f File) CorruptByDesign() bool { return strings.Contains(f.Name, "corrupt") }
+
+// Files lists every file of every corpus folder's MANIFEST.tsv, or skips
+// the test with a clear message when the corpus is absent.
+func Files(t testing.TB) []File {
+	t.Helper()
+	var out []File
+	for _, dir := range []string{"public", "generated"} {
+		m := filepath.Join(Shared(), "corpus", dir, "MANIFEST.tsv")
+		f, err := os.Open(m)
+		if err != nil {
+			t.Skipf("corpus not found (%v): these tests need ../shared/corpus beside the checkout", err)
+		}
+		out = append(out, readManifest(f, dir)...)
+		f.Close()
+	}
+	if len(out) == 0 {
+		t.Skip("corpus MANIFEST.tsv files list no files")
+	}
+	return out
+}
+
+func readManifest(f *os.File, dir string) []File {
+	var out []File
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var cols []string
+	for sc.Scan() {
+		row := strings.Split(sc.Text(), "\t")
+		if cols == nil {
+			cols = row
+			continue
+		}
+		cf := File{Fields: map[string]string{}, Folder: dir}
+		for i, c := range cols {
+			if i < len(row) {
+				cf.Fields[c] = row[i]
+			}
+		}
+		cf.Name = cf.Fields["file"]
+		cf.Path = filepath.Join(Shared(), "corpus", dir, cf.Name)
+		out = append(out, cf)
+	}
+	return out
+}
+
+// Oracle loads path into a private redis-server and returns what
+// rdb-oracle prints (digest, key count, keyspace), or skips the test when
+// redis-server or the tool is missing. args go before the path.
+func Oracle(t testing.TB, path string, args ...string) (string, error) {
+	t.Helper()
+	tool := filepath.Join(Shared(), "tools", "rdb-oracle")
+	if _, err := os.Stat(tool); err != nil {
+		t.Skipf("rdb-oracle not found at %s", tool)
+	}
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server not installed (apt-get install -y redis-server; .ci/run does it)")
+	}
+	cmd := exec.Command(tool, append(args, path)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return string(out), &OracleError{Err: err, Stderr: stderr.String()}
+	}
+	return string(out), nil
+}
+
+// OracleError is a refusal of the oracle, with what it printed.
+type OracleError struct {
+	Err    error
+	Stderr string
+}
+
+func (e *OracleError) Error() string { return e.Err.Error() + ": " + strings.TrimSpace(e.Stderr) }
