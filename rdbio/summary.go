@@ -21,7 +21,17 @@ type Summary struct {
 	Functions int                     `json:"functions"`
 	ModuleAux int                     `json:"module_aux"`
 	Dragonfly bool                    `json:"dragonfly"`
-	dbIndex   map[uint64]*DBSummary
+	// Unwalked says where and why the walk stopped early at a type or
+	// opcode whose layout rdbio does not know; the rest was only checked
+	// for a valid trailer, and its keys are not counted.
+	Unwalked *Unwalked `json:"unwalked,omitempty"`
+	dbIndex  map[uint64]*DBSummary
+}
+
+// Unwalked is where a walk stopped.
+type Unwalked struct {
+	Offset int64  `json:"offset"`
+	Reason string `json:"reason"`
 }
 
 // AuxField is one AUX record.
@@ -88,6 +98,15 @@ func Summarize(r *Reader, progress func(int64)) (*Summary, error) {
 	s := &Summary{Magic: h.Magic, Version: h.Version, Types: map[string]*TypeSummary{},
 		dbIndex: map[uint64]*DBSummary{}, DBs: []*DBSummary{}, Aux: []AuxField{}}
 	err := s.scan(r, progress)
+	if errors.Is(err, ErrUnsupported) {
+		var e *Error
+		errors.As(err, &e)
+		s.Unwalked = &Unwalked{Offset: e.Offset, Reason: err.Error()}
+		var eof *Record
+		if eof, err = r.PassBody(); err == nil {
+			s.Checksum = eof.Checksum
+		}
+	}
 	if errors.Is(err, ErrChecksum) {
 		s.Checksum = ChecksumMismatch
 	}

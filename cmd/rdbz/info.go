@@ -61,7 +61,16 @@ func printInfo(w io.Writer, s *rdbio.Summary) {
 	fmt.Fprintf(w, "bytes     %d\n", s.Bytes)
 	fmt.Fprintf(w, "checksum  %s\n", s.Checksum)
 	for _, a := range s.Aux {
-		fmt.Fprintf(w, "aux       %s = %q\n", a.Name, a.Value)
+		v := a.Value
+		if len(v) > 80 {
+			v = fmt.Sprintf("%.60q... (%d bytes)", v, len(v))
+		} else {
+			v = fmt.Sprintf("%q", v)
+		}
+		fmt.Fprintf(w, "aux       %s = %s\n", a.Name, v)
+	}
+	if u := s.Unwalked; u != nil {
+		fmt.Fprintf(w, "unwalked  from offset %d: %s (the rest was only checked for a valid trailer)\n", u.Offset, u.Reason)
 	}
 	fmt.Fprintf(w, "keys      %d (%d with expiry)\n", s.Keys, s.Expires)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+)
+
+var rdbzBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rdbz-test-")
+	if err != nil {
+		panic(err)
+	}
+	rdbzBin = filepath.Join(dir, "rdbz")
+	if out, err := exec.Command("go", "build", "-o", rdbzBin, ".").CombinedOutput(); err != nil {
+		panic("go build: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run runs rdbz with stdin and returns stdout, stderr and the exit code.
+func run(t *testing.T, stdin []byte, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(rdbzBin, args...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+const small = "../../testdata/small.rdb"
+
+type infoJSON struct {
+	Magic    string `json:"magic"`
+	Version  int    `json:"version"`
+	Keys     int64  `json:"keys"`
+	Checksum string `json:"checksum"`
+	DBs      []struct {
+		DB, Keys, Expires int64
+	} `json:"dbs"`
+	Types map[string]struct{ Keys, Bytes int64 } `json:"types"`
+}
+
+// TestInfoJSONCorpus: info --json exits 0 on every file that is not corrupt
+// by design and counts the key records a replica-mode redis-server counts.
+func TestInfoJSONCorpus(t *testing.T) {
+	for _, cf := range rdbiotest.Files(t) {
+		t.Run(cf.Name, func(t *testing.T) {
+			out, stderr, code := run(t, nil, "info", "--json", cf.Path)
+			var info infoJSON
+			if err := json.Unmarshal([]byte(out), &info); err != nil {
+				t.Fatalf("bad JSON (%v): %s", err, out)
+			}
+			if code != 0 {
+				if cf.CorruptByDesign() || strings.Contains(stderr, "checksum mismatch") {
+					t.Logf("refused (exit %d): %s", code, stderr)
+					if info.Checksum == "ok" {
+						t.Fatalf("exit %d but checksum ok", code)
+					}
+					return
+				}
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if info.Magic == "" || info.Version == 0 || info.Checksum == "" || info.Types == nil {
+				t.Fatalf("missing fields: %s", out)
+			}
+			var sum int64
+			for _, d := range info.DBs {
+				sum += d.Keys
+			}
+			if sum != info.Keys {
+				t.Fatalf("dbs add up to %d keys, total says %d", sum, info.Keys)
+			}
+			if want, err := strconv.ParseInt(cf.Fields["file_keys"], 10, 64); err == nil && cf.RedisLoads() && !cf.CorruptByDesign() && info.Keys != want {
+				t.Fatalf("keys %d, manifest file_keys %d", info.Keys, want)
+			}
+		})
+	}
+}
+
+func TestInfoErrors(t *testing.T) {
+	data, err := os.ReadFile(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := bytes.Clone(data)
+	flipped[len(flipped)/2] ^= 0x40
+	cases := []struct {
+		name  string
+		input []byte
+		want  string
+	}{
+		{"truncated", data[:len(data)/2], "offset"},
+		{"flipped", flipped, "rdb: offset"},
+		{"not rdb", []byte("hello world, not an RDB"), "not an RDB file"},
+		{"empty", nil, "not an RDB file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := run(t, append([]byte{}, c.input...), "info", "-")
+			if code != 1 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 1 and %q", code, stderr, c.want)
+			}
+		})
+	}
+}
+
+// TestPipeEqualsFiles: cat X | compress -o - - | decompress -o - - gives the
+// same bytes as the file-to-file path (and X itself).
+func TestPipeEqualsFiles(t *testing.T) {
+	for _, in := range []string{small, filepath.Join(rdbiotest.Shared(), "corpus", "generated", "mixed-all-types.rdb")} {
+		data, err := os.ReadFile(in)
+		if err != nil {
+			t.Skipf("%v", err)
+		}
+		dir := t.TempDir()
+		c, d := filepath.Join(dir, "c.rdb"), filepath.Join(dir, "d.rdb")
+		for _, args := range [][]string{{"compress", "--stream", "-o", c, in}, {"decompress", "-o", d, c}} {
+			if _, stderr, code := run(t, nil, args...); code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, stderr)
+			}
+		}
+		comp, _, code := run(t, data, "compress", "-o", "-", "-")
+		if code != 0 {
+			t.Fatalf("compress from stdin: exit %d", code)
+		}
+		fileComp, _ := os.ReadFile(c)
+		if comp != string(fileComp) {
+			t.Fatalf("%s: compress via pipe (%d bytes) differs from compress --stream of the file (%d bytes)", in, len(comp), len(fileComp))
+		}
+		back, _, code := run(t, []byte(comp), "decompress", "-o", "-", "-")
+		fileBack, _ := os.ReadFile(d)
+		if code != 0 || back != string(fileBack) || back != string(data) {
+			t.Fatalf("%s: decompress via pipe: exit %d, equal to file path: %v, to input: %v", in, code, back == string(fileBack), back == string(data))
+		}
+	}
+}
+
+func TestOutputSafety(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.rdb")
+	data, _ := os.ReadFile(small)
+	os.WriteFile(in, data, 0o644)
+	out := filepath.Join(dir, "out.rdb")
+	os.WriteFile(out, []byte("keep me"), 0o644)
+	bad := filepath.Join(dir, "bad.rdb")
+	os.WriteFile(bad, data[:len(data)-100], 0o644)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"out is in", []string{"compress", "-o", in, in}, "is the input"},
+		{"out exists", []string{"compress", "-o", out, in}, "exists"},
+		{"corrupt input", []string{"compress", "-f", "-o", out, bad}, "offset"},
+		{"missing dict", []string{"compress", "--dict", filepath.Join(dir, "nope.dict"), "-f", "-o", out, in}, "nope.dict"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, stderr, code := run(t, nil, c.args...)
+			if code != 1 || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stderr %q; want exit 1 and %q", code, stderr, c.want)
+			}
+			if got, _ := os.ReadFile(out); string(got) != "keep me" {
+				t.Fatal("existing output was changed")
+			}
+			if got, _ := os.ReadFile(in); !bytes.Equal(got, data) {
+				t.Fatal("input was changed")
+			}
+			assertNoTemp(t, dir)
+		})
+	}
+}
+
+func assertNoTemp(t *testing.T, dir string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Fatalf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+// TestInterruptRemovesTemp: SIGINT while writing leaves no partial output.
+func TestInterruptRemovesTemp(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.rdb")
+	cmd := exec.Command(rdbzBin, "compress", "-o", out, "-")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(small)
+	stdin.Write(data[:len(data)/2]) // and keep stdin open: rdbz waits for more
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if m, _ := filepath.Glob(filepath.Join(dir, ".out.rdb.tmp-*")); len(m) > 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	stdin.Close()
+	if err == nil {
+		t.Fatal("rdbz exited 0 after SIGINT")
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("output exists after SIGINT")
+	}
+	assertNoTemp(t, dir)
+}
