@@ -20,7 +20,7 @@ type CompressOptions struct {
 	Dict *Dict
 	// NoEmbed writes AUX rdbz-dict-id instead of the dictionary itself.
 	NoEmbed bool
-	Level   zstd.EncoderLevel // 0 = zstd.SpeedDefault
+	Level   zstd.EncoderLevel // 0 = zstd.SpeedFastest
 	// MinSaving is the share of a node's stored size that compression must
 	// save for the node to be stored compressed (0 = any saving).
 	MinSaving float64
@@ -37,7 +37,7 @@ type CompressOptions struct {
 func Compress(dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error) {
 	start := time.Now()
 	if opt.Level == 0 {
-		opt.Level = zstd.SpeedDefault
+		opt.Level = zstd.SpeedFastest
 	}
 	opt.Train = opt.Train.withDefaults()
 	opt.Flow = opt.Flow.withDefaults()

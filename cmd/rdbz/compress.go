@@ -35,7 +35,7 @@ func compressCommand() *cli.Command {
 		Flags: append(flowFlags(),
 			&cli.StringFlag{Name: "dict", Usage: "zstd dictionary file (rdbz train or zstd --train); default: train one from IN"},
 			&cli.BoolFlag{Name: "no-embed", Usage: "with --dict: store only its ID (AUX rdbz-dict-id), not the dictionary"},
-			&cli.IntFlag{Name: "level", Value: 3, Usage: "zstd level (1 fastest, 3 default, 7 better, 11 best)"},
+			&cli.IntFlag{Name: "level", Value: 1, Usage: "zstd level: 1 fastest (default: measured smaller and 2.5x faster than 3 on list nodes with a dictionary), 3 default, 7 better, 11 best"},
 			&cli.Float64Flag{Name: "min-saving", Value: 0.02, Usage: "share of a node's stored size compression must save"},
 			&cli.BoolFlag{Name: "verify", Usage: "decode each compressed node and compare before writing it"},
 			&cli.IntFlag{Name: "dict-size", Value: 64 << 10, Usage: "size of a trained dictionary"},
