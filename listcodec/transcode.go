@@ -96,7 +96,12 @@ func (t *transcoder) queue(it *item, toWorkers bool) error {
 func (t *transcoder) run() error {
 	err := t.records()
 	if err != nil {
-		return t.p.stop(err)
+		// A node error found by a worker lies earlier in the input than
+		// whatever stopped the reader (the trailer, say): report it first.
+		if perr := t.p.finish(); perr != nil {
+			return perr
+		}
+		return err
 	}
 	if err := t.p.finish(); err != nil {
 		return err
