@@ -131,4 +131,3 @@ func TestExternalDictionary(t *testing.T) {
 }
 
 func itoa(v uint32) string { return strconv.FormatUint(uint64(v), 10) }
-
