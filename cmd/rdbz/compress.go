@@ -40,7 +40,7 @@ func compressCommand() *cli.Command {
 			&cli.BoolFlag{Name: "verify", Usage: "decode each compressed node and compare before writing it"},
 			&cli.IntFlag{Name: "dict-size", Value: 64 << 10, Usage: "size of a trained dictionary"},
 			&cli.Int64Flag{Name: "sample-bytes", Value: 8 << 20, Usage: "node bytes sampled over a file to train"},
-			&cli.Int64Flag{Name: "train-bytes", Value: 4 << 20, Usage: "node bytes held to train on a stream"},
+			&cli.Int64Flag{Name: "train-bytes", Value: 16 << 20, Usage: "node bytes held to train on a stream"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "training seed"},
 			&cli.BoolFlag{Name: "stream", Usage: "train from the first nodes even when IN is a file"},
 		),

@@ -22,6 +22,7 @@ func main() {
 			copyCommand(),
 			compressCommand(),
 			decompressCommand(),
+			verifyCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
 	}

@@ -1,0 +1,600 @@
+package listcodec
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hdt3213/rdb/crc64jones"
+	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+)
+
+// verifyBytes runs Verify on two in-memory files.
+func verifyBytes(t *testing.T, a, b []byte, opt VerifyOptions) *VerifyResult {
+	t.Helper()
+	if opt.Workers == 0 {
+		opt.Workers = 2
+	}
+	res, err := Verify(bytes.NewReader(a), bytes.NewReader(b), opt)
+	if err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	return res
+}
+
+// pathOf names the way a result compared its keys.
+func pathOf(res *VerifyResult) string {
+	switch {
+	case res.Keys == 0 && res.Unparsed:
+		return "unparsed"
+	case res.Keys == 0:
+		return "no keys"
+	case res.ByteWise == 0:
+		return "semantic"
+	case res.Semantic == 0:
+		return "byte"
+	}
+	return "mixed"
+}
+
+// TestVerifyCorpus: every corpus file that is not broken by design verifies
+// equal to its compressed form (compressed with the tests' dictionary, which
+// is embedded in the file like a trained one).
+func TestVerifyCorpus(t *testing.T) {
+	paths := map[string][]string{}
+	for _, cf := range rdbiotest.Files(t) {
+		if cf.CorruptByDesign() {
+			continue
+		}
+		t.Run(cf.Name, func(t *testing.T) {
+			// A fixed dictionary: this tests Verify, not the trainer.
+			opt := CompressOptions{Flow: Flow{Workers: 2}, Dict: testDict(t)}
+			comp, _, err := compressFile(t, cf.Path, opt)
+			if errors.Is(err, rdbio.ErrChecksum) {
+				// Hand-edited fixtures whose stored CRC is wrong: compress
+				// and verify both need the check skipped.
+				t.Logf("stored checksum is wrong: checks skipped (%v)", err)
+				opt.IgnoreChecksum = true
+				comp, _, err = compressFile(t, cf.Path, opt)
+			}
+			if err != nil {
+				t.Fatalf("compress: %v", err)
+			}
+			f, err := os.Open(cf.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			vopt := VerifyOptions{Flow: Flow{Workers: 2, IgnoreChecksum: opt.IgnoreChecksum}}
+			res, err := Verify(f, bytes.NewReader(comp), vopt)
+			if err != nil {
+				t.Fatalf("Verify: %v", err)
+			}
+			if res.Diff != nil {
+				t.Fatalf("Verify(X, compress(X)) differs: %s", res.Diff)
+			}
+			p := pathOf(res)
+			paths[p] = append(paths[p], cf.Name)
+			t.Logf("path %s: %d keys (%d semantic, %d byte-wise), unparsed rest %v; byte-wise because %q",
+				p, res.Keys, res.Semantic, res.ByteWise, res.Unparsed, res.ByteWiseWhy)
+		})
+	}
+	for _, p := range []string{"semantic", "mixed", "byte", "unparsed", "no keys"} {
+		t.Logf("%-8s %3d files: %s", p, len(paths[p]), strings.Join(paths[p], " "))
+	}
+}
+
+// --- hand-built RDB files ---
+
+// rkey is one key of a hand-built RDB: typ and the value's stored bytes.
+type rkey struct {
+	db     uint64
+	typ    byte
+	key    string
+	expire int64 // -1: none
+	value  []byte
+}
+
+// buildRDB writes an RDB file with the given magic and keys.
+func buildRDB(t *testing.T, magic string, keys ...rkey) []byte {
+	t.Helper()
+	v, err := strconv.Atoi(strings.TrimLeft(magic, "REDISVALKY"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := rdbio.NewWriter(&buf, rdbio.Header{Magic: magic, Version: v, Valkey: strings.HasPrefix(magic, "VALKEY")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteAux([]byte("redis-ver"), []byte("7.2.0"))
+	db := ^uint64(0)
+	for _, k := range keys {
+		if k.db != db {
+			w.Write([]byte{rdbio.OpSelectDB})
+			w.WriteLen(k.db)
+			db = k.db
+		}
+		if k.expire != -1 {
+			w.Write(binary.LittleEndian.AppendUint64([]byte{rdbio.OpExpireMs}, uint64(k.expire)))
+		}
+		w.Write([]byte{k.typ})
+		w.WriteString([]byte(k.key))
+		w.Write(k.value)
+	}
+	if err := w.Close(rdbio.TrailerCRC); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func key(typ byte, name string, value []byte) rkey {
+	return rkey{typ: typ, key: name, expire: -1, value: value}
+}
+
+// str is a raw RDB string.
+func str(s string) []byte { return append(rdbio.AppendLen(nil, uint64(len(s))), s...) }
+
+// strs is a length and raw strings (a list or set of type 1 or 2).
+func strs(ss ...string) []byte {
+	b := rdbio.AppendLen(nil, uint64(len(ss)))
+	for _, s := range ss {
+		b = append(b, str(s)...)
+	}
+	return b
+}
+
+// pairs is a hash of type 4: a length and field, value strings.
+func pairs(ss ...string) []byte {
+	b := rdbio.AppendLen(nil, uint64(len(ss)/2))
+	for _, s := range ss {
+		b = append(b, str(s)...)
+	}
+	return b
+}
+
+// lzfStr is an LZF-compressed RDB string.
+func lzfStr(t *testing.T, s string) []byte {
+	var e LZFEncoder
+	c, ok := e.RedisSave(nil, []byte(s))
+	if !ok {
+		t.Fatalf("%q does not compress", s)
+	}
+	b := rdbio.AppendStringHead(nil, rdbio.EncLZF, 0, uint64(len(c)), uint64(len(s)))
+	return append(b, c...)
+}
+
+// listpack encodes short strings (< 64 bytes) as a listpack.
+func listpack(elems ...string) []byte {
+	b := make([]byte, 6)
+	for _, e := range elems {
+		b = append(b, 0x80|byte(len(e)))
+		b = append(b, e...)
+		b = append(b, byte(1+len(e)))
+	}
+	b = append(b, 0xFF)
+	binary.LittleEndian.PutUint32(b, uint32(len(b)))
+	binary.LittleEndian.PutUint16(b[4:], uint16(len(elems)))
+	return b
+}
+
+// ziplist encodes short strings (< 64 bytes) as a ziplist.
+func ziplist(elems ...string) []byte {
+	b := make([]byte, 10)
+	tail, prev := 10, 0
+	for _, e := range elems {
+		tail = len(b)
+		b = append(b, byte(prev), byte(len(e)))
+		b = append(b, e...)
+		prev = 2 + len(e)
+	}
+	b = append(b, 0xFF)
+	binary.LittleEndian.PutUint32(b, uint32(len(b)))
+	binary.LittleEndian.PutUint32(b[4:], uint32(tail))
+	binary.LittleEndian.PutUint16(b[8:], uint16(len(elems)))
+	return b
+}
+
+// intset16 encodes small integers as an intset.
+func intset16(vals ...int16) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, 2)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(vals)))
+	for _, v := range vals {
+		b = binary.LittleEndian.AppendUint16(b, uint16(v))
+	}
+	return b
+}
+
+// quicklist2 is a type 18 value of PACKED listpack nodes.
+func quicklist2(nodes ...[]byte) []byte {
+	b := rdbio.AppendLen(nil, uint64(len(nodes)))
+	for _, n := range nodes {
+		b = append(rdbio.AppendLen(b, 2), str(string(n))...)
+	}
+	return b
+}
+
+// zset2 is a type 5 value.
+func zset2(pairs ...any) []byte {
+	b := rdbio.AppendLen(nil, uint64(len(pairs)/2))
+	for i := 0; i < len(pairs); i += 2 {
+		b = append(b, str(pairs[i].(string))...)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(pairs[i+1].(float64)))
+	}
+	return b
+}
+
+const long = "a string long enough for LZF to compress it: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+
+// TestVerifyEncodings: the same data in different encodings (and orders)
+// verifies equal, semantically; byte-wise the encodings would differ.
+func TestVerifyEncodings(t *testing.T) {
+	elems := []string{"a", "bb", "ccc", "42", "-7"}
+	a := buildRDB(t, "REDIS0011",
+		key(rdbio.TypeListZiplist, "list", str(string(ziplist(elems...)))),
+		key(rdbio.TypeHash, "hash", pairs("f1", "v1", "f2", "v2")),
+		key(rdbio.TypeSet, "ints", strs("3", "1", "2")),
+		key(rdbio.TypeString, "lzf", lzfStr(t, long)),
+		key(rdbio.TypeString, "int", []byte{0xC1, 0x39, 0x30}), // 12345 as int16
+		key(rdbio.TypeZset2, "zset", zset2("x", 1.5, "y", -2.0)),
+		rkey{db: 3, typ: rdbio.TypeString, key: "exp", expire: 4102444800000, value: str("v")},
+	)
+	b := buildRDB(t, "REDIS0011",
+		key(rdbio.TypeListQuicklist2, "list", quicklist2(listpack(elems[:2]...), listpack(elems[2:]...))),
+		key(rdbio.TypeHashListpack, "hash", str(string(listpack("f2", "v2", "f1", "v1")))),
+		key(rdbio.TypeString, "int", str("12345")),
+		key(rdbio.TypeSetIntset, "ints", str(string(intset16(1, 2, 3)))),
+		key(rdbio.TypeZsetListpack, "zset", str(string(listpack("y", "-2", "x", "1.5")))),
+		key(rdbio.TypeString, "lzf", str(long)),
+		rkey{db: 3, typ: rdbio.TypeString, key: "exp", expire: 4102444800000, value: str("v")},
+	)
+	res := verifyBytes(t, a, b, VerifyOptions{})
+	if res.Diff != nil {
+		t.Fatalf("same data in other encodings differs: %s", res.Diff)
+	}
+	if res.Keys != 7 || res.Semantic != 7 {
+		t.Fatalf("compared %d keys, %d semantically; want 7, 7", res.Keys, res.Semantic)
+	}
+	// Version 13 is beyond hdt3213/rdb: the same files compare byte-wise,
+	// and the encodings show.
+	a13 := append([]byte("REDIS0013"), a[9:]...)
+	b13 := append([]byte("REDIS0013"), b[9:]...)
+	fixCRC(a13)
+	fixCRC(b13)
+	res = verifyBytes(t, a13, a13, VerifyOptions{})
+	if res.Diff != nil || res.ByteWise != 7 || len(res.ByteWiseWhy) == 0 {
+		t.Fatalf("v13 file against itself: %+v", res)
+	}
+	t.Logf("v13: byte-wise because %q", res.ByteWiseWhy)
+	res = verifyBytes(t, a13, b13, VerifyOptions{})
+	if res.Diff == nil || res.Diff.Key != "list" || !strings.Contains(res.Diff.What, "type: list-ziplist (10) in A, list-quicklist2 (18) in B") {
+		t.Fatalf("v13 byte-wise diff = %v, want the list's type", res.Diff)
+	}
+}
+
+// fixCRC rewrites the CRC64 trailer of a whole RDB file.
+func fixCRC(b []byte) {
+	h := crc64jones.New()
+	h.Write(b[:len(b)-8])
+	binary.LittleEndian.PutUint64(b[len(b)-8:], h.Sum64())
+}
+
+// TestVerifyDifferences: each kind of difference is found and names the key.
+func TestVerifyDifferences(t *testing.T) {
+	base := []rkey{
+		key(rdbio.TypeString, "s", str("value")),
+		key(rdbio.TypeList, "l", strs("a", "b", "c")),
+		key(rdbio.TypeHash, "h", pairs("f", "v")),
+		rkey{db: 2, typ: rdbio.TypeString, key: "e", expire: 4102444800000, value: str("v")},
+	}
+	with := func(i int, k rkey) []rkey {
+		ks := append([]rkey(nil), base...)
+		ks[i] = k
+		return ks
+	}
+	cases := []struct {
+		name    string
+		a, b    []rkey
+		db      uint64
+		key     string
+		want    string
+		wantOpt VerifyOptions
+	}{
+		{"string value", base, with(0, key(rdbio.TypeString, "s", str("other"))), 0, "s", "value: the string's decoded content differs", VerifyOptions{}},
+		{"list element", base, with(1, key(rdbio.TypeList, "l", strs("a", "B", "c"))), 0, "l", "value: the list's", VerifyOptions{}},
+		{"element count", base, with(1, key(rdbio.TypeList, "l", strs("a", "b"))), 0, "l", "element count: 3 in A, 2 in B", VerifyOptions{}},
+		{"type", base, with(2, key(rdbio.TypeSet, "h", strs("f", "v"))), 0, "h", "type: hash in A, set in B", VerifyOptions{}},
+		{"expiry", base, with(3, rkey{db: 2, typ: rdbio.TypeString, key: "e", expire: 4102444800001, value: str("v")}), 2, "e",
+			"expiry: 2100-01-01T00:00:00Z (4102444800000 ms) in A, 2100-01-01T00:00:00.001Z (4102444800001 ms) in B", VerifyOptions{}},
+		{"expiry removed", base, with(3, rkey{db: 2, typ: rdbio.TypeString, key: "e", expire: -1, value: str("v")}), 2, "e", "in A, none in B", VerifyOptions{}},
+		{"db", base, with(3, rkey{db: 1, typ: rdbio.TypeString, key: "e", expire: 4102444800000, value: str("v")}), 2, "e", "missing in B", VerifyOptions{}},
+		{"missing in B", base, base[:3], 2, "e", "missing in B", VerifyOptions{}},
+		{"missing in A", base[1:], base, 0, "s", "missing in A", VerifyOptions{}},
+		{"reordered, missing", base, []rkey{base[3], base[2], base[0]}, 0, "l", "missing in B", VerifyOptions{}},
+		{"byte-wise value", base, with(0, key(rdbio.TypeString, "s", str("other"))), 0, "s", "value: the stored bytes differ (compared as stored: A: values over the decode cap (4 bytes)", VerifyOptions{DecodeCap: 4}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := verifyBytes(t, buildRDB(t, "REDIS0011", c.a...), buildRDB(t, "REDIS0011", c.b...), c.wantOpt)
+			d := res.Diff
+			if d == nil {
+				t.Fatal("no difference found")
+			}
+			if d.DB != c.db || d.Key != c.key || !strings.Contains(d.What, c.want) {
+				t.Fatalf("difference %q (db %d, key %q), want db %d, key %q, %q", d, d.DB, d.Key, c.db, c.key, c.want)
+			}
+			t.Logf("%s", d)
+		})
+	}
+	t.Run("reordered, equal", func(t *testing.T) {
+		res := verifyBytes(t, buildRDB(t, "REDIS0011", base...),
+			buildRDB(t, "REDIS0011", base[3], base[1], base[2], base[0]), VerifyOptions{})
+		if res.Diff != nil || res.Keys != 4 {
+			t.Fatalf("reordered keys: %+v %v", res, res.Diff)
+		}
+	})
+}
+
+// smallRaw is testdata/small.rdb with every list node raw.
+func smallRaw(t *testing.T) []byte {
+	t.Helper()
+	data, err := os.ReadFile("../testdata/small.rdb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return decompressBytes(t, data, ToRaw)
+}
+
+// rewriteNode copies an RDB through an rdbio Reader/Writer pair, with edit
+// applied to the payload of the nth node of list key; it fails the test
+// when edit changes nothing.
+func rewriteNode(t *testing.T, data []byte, key string, nth int, edit func([]byte) []byte) []byte {
+	t.Helper()
+	r, err := rdbio.NewReader(bytes.NewReader(data), rdbio.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w, err := rdbio.NewWriter(&out, r.Header())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetSink(w); err != nil {
+		t.Fatal(err)
+	}
+	edited := false
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Kind == rdbio.KindEOF {
+			break
+		}
+		if rec.Kind != rdbio.KindKey || !rdbio.IsList(rec.Type) {
+			continue
+		}
+		mine := string(rec.Key) == key
+		if _, err := r.Nodes(); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; ; i++ {
+			n, err := r.NextNode()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil || n.Data == nil || n.Enc != rdbio.EncRaw {
+				t.Fatalf("node %d of %q: %v (want a raw node within the cap)", i, rec.Key, err)
+			}
+			if mine && i == nth {
+				p := edit(bytes.Clone(n.Data))
+				edited = !bytes.Equal(p, n.Data)
+				err = w.WriteNode(n.Container, rdbio.EncRaw, 0, uint64(len(p)), p)
+			} else {
+				w.Write(n.Raw)
+				_, err = w.Write(n.Data)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !edited {
+		t.Fatalf("no node %d of %q was changed", nth, key)
+	}
+	if err := w.Close(rdbio.TrailerCRC); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+// patch replaces the one occurrence of old in an RDB file and fixes its CRC.
+func patch(t *testing.T, data []byte, old, new string) []byte {
+	t.Helper()
+	if n := bytes.Count(data, []byte(old)); n != 1 {
+		t.Fatalf("%q occurs %d times", old, n)
+	}
+	b := bytes.Replace(data, []byte(old), []byte(new), 1)
+	fixCRC(b)
+	return b
+}
+
+// TestVerifySmall: changes to a redis-made file are found, in the raw file
+// and in its compressed form.
+func TestVerifySmall(t *testing.T) {
+	orig, err := os.ReadFile("../testdata/small.rdb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := smallRaw(t)
+	// A fixed dictionary: this tests Verify, not the trainer.
+	comp := compressedSmall(t, CompressOptions{Dict: testDict(t)})
+	expire := string(binary.LittleEndian.AppendUint64([]byte{rdbio.OpExpireMs}, 4102444800000))
+	cases := []struct {
+		name string
+		b    []byte
+		key  string
+		want string
+	}{
+		{"list element", rewriteNode(t, raw, "events:list", 1, func(p []byte) []byte {
+			i := bytes.Index(p, []byte(`"user-`))
+			p[i+1] = 'U'
+			return p
+		}), "events:list", "value: the list's decoded content differs"},
+		{"list element count", rewriteNode(t, raw, "small:list", 0, func([]byte) []byte {
+			return listpack("a", "b", "c", "1", "2")
+		}), "small:list", "element count: 6 in A, 5 in B"},
+		{"expiry", patch(t, raw, expire, expire[:1]+"\x01"+expire[2:]), "expiring", "expiry: "},
+		{"missing key", patch(t, raw, "\x00\x08greeting\x0bhello, rdbz", ""), "greeting", "missing in B"},
+		{"hash field", patch(t, raw, "Ada", "Bob"), "user:1", "value: the hash's decoded content differs"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, a := range []struct {
+				name string
+				data []byte
+			}{{"original", orig}, {"raw", raw}, {"compressed", comp}} {
+				res := verifyBytes(t, a.data, c.b, VerifyOptions{})
+				if res.Diff == nil || res.Diff.Key != c.key || !strings.Contains(res.Diff.What, c.want) {
+					t.Fatalf("%s vs changed: difference %v, want key %q, %q", a.name, res.Diff, c.key, c.want)
+				}
+				t.Logf("%s vs changed: %s", a.name, res.Diff)
+			}
+		})
+	}
+	res := verifyBytes(t, orig, comp, VerifyOptions{})
+	if res.Diff != nil || res.Keys != 12 || res.Semantic != 12 {
+		t.Fatalf("small.rdb vs its compressed form: %+v, %v", res, res.Diff)
+	}
+}
+
+// TestVerifyExternalDict: a file compressed with --no-embed needs its
+// dictionary.
+func TestVerifyExternalDict(t *testing.T) {
+	data, err := os.ReadFile("../testdata/small.rdb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dict := testDict(t)
+	var ext bytes.Buffer
+	if _, err := Compress(&ext, bytes.NewReader(data), CompressOptions{Dict: dict, NoEmbed: true, Flow: Flow{Workers: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Verify(bytes.NewReader(data), bytes.NewReader(ext.Bytes()), VerifyOptions{})
+	if err == nil || !strings.Contains(err.Error(), "input B") || !strings.Contains(err.Error(), "--dict") {
+		t.Fatalf("without the dictionary: error %v, want one about input B naming --dict", err)
+	}
+	res := verifyBytes(t, ext.Bytes(), data, VerifyOptions{Dicts: []*Dict{dict}})
+	if res.Diff != nil || res.Keys != 12 {
+		t.Fatalf("with the dictionary: %+v %v", res, res.Diff)
+	}
+}
+
+// TestVerifyUnreadable: a damaged input is an error, not a difference.
+func TestVerifyUnreadable(t *testing.T) {
+	raw := smallRaw(t)
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"truncated", raw[:len(raw)/2], "input B"},
+		{"bad checksum", append(bytes.Clone(raw[:len(raw)-1]), raw[len(raw)-1]^1), "checksum"},
+		{"not an RDB", []byte("hello world"), "not an RDB file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Verify(bytes.NewReader(raw), bytes.NewReader(c.b), VerifyOptions{})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one mentioning %q", err, c.want)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+// TestVerifyRedis: a list element changed with LSET in a real redis-server
+// is found between two SAVEs.
+func TestVerifyRedis(t *testing.T) {
+	server, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not installed")
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "redis.sock")
+	cmd := exec.Command(server, "--port", "0", "--unixsocket", sock, "--dir", dir,
+		"--dbfilename", "dump.rdb", "--save", "", "--appendonly", "no")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	conn := dialRetry(t, sock)
+	defer conn.Close()
+	rd := bufio.NewReader(conn)
+	bw := bufio.NewWriter(conn)
+	do := func(args ...string) {
+		t.Helper()
+		bs := make([][]byte, len(args))
+		for i, a := range args {
+			bs[i] = []byte(a)
+		}
+		writeCommand(bw, bs...)
+		if err := bw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := rd.ReadString('\n')
+		if err != nil || strings.HasPrefix(line, "-") {
+			t.Fatalf("%v: reply %q, %v", args, line, err)
+		}
+		if strings.HasPrefix(line, "$") && !strings.HasPrefix(line, "$-1") {
+			_, err = rd.ReadString('\n') // a bulk string's line
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	save := func() []byte {
+		t.Helper()
+		do("SAVE")
+		b, err := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for i := range 300 {
+		do("RPUSH", "events", fmt.Sprintf(`{"id":%d,"user":"user-%d","msg":"something happened to item %d"}`, i, i%17, i))
+	}
+	do("SET", "greeting", "hello")
+	do("HSET", "user:1", "name", "Ada", "lang", "Go")
+	do("SADD", "tags", "red", "green")
+	do("ZADD", "board", "1", "alice", "2.5", "bob")
+	do("XADD", "stream", "*", "event", "login")
+	do("SET", "ttl", "x", "PX", "100000000")
+	a := save()
+	do("LSET", "events", "150", "changed")
+	b := save()
+	res := verifyBytes(t, a, a, VerifyOptions{})
+	if res.Diff != nil || res.Semantic != 7 {
+		t.Fatalf("a dump against itself: %+v %v", res, res.Diff)
+	}
+	res = verifyBytes(t, a, b, VerifyOptions{})
+	if res.Diff == nil || res.Diff.Key != "events" || !strings.Contains(res.Diff.What, "value") {
+		t.Fatalf("after LSET: difference %v, want the list events", res.Diff)
+	}
+	t.Logf("after LSET: %s", res.Diff)
+}
