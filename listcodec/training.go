@@ -85,15 +85,11 @@ func (n *nodeSampler) split() ([][]byte, []int64) {
 }
 
 func (n *nodeSampler) decode(enc rdbio.Enc, data []byte, ulen uint64) ([]byte, error) {
-	switch enc {
-	case rdbio.EncRaw:
-		return data, nil
-	case rdbio.EncLZF:
-		raw, err := LZFDecode(n.scratch[:0], data, int(ulen))
+	raw, err := DecodeNode(n.scratch, &rdbio.Node{Enc: enc, Data: data, ULen: ulen})
+	if enc == rdbio.EncLZF {
 		n.scratch = raw
-		return raw, err
 	}
-	return nil, nil
+	return raw, err
 }
 
 // full reports whether the stream-mode training budget is reached.
@@ -165,12 +161,14 @@ func gateSizes(d *Dict, samples [][]byte, stored []int64, opt CompressOptions) (
 // trainFromFile samples nodes uniformly over the whole file (a first
 // pass), trains, and rewinds the file.
 func trainFromFile(f seekFile, opt CompressOptions) (*Dict, string, error) {
-	r, err := rdbio.NewReader(f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum})
-	if err != nil {
-		return nil, "", err
-	}
 	ns := newNodeSampler(opt.Train.SampleBytes, opt.Train.Seed)
-	if err := sampleNodes(r, ns); err != nil {
+	it := &item{}
+	err := ForEachNode(f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, func(n NodeSample) (bool, error) {
+		it.hdr, it.buf = n.Node.Raw, n.Node.Data
+		it.node = nodeIn{enc: n.Node.Enc, ulen: n.Node.ULen, key: n.Key, offset: n.Node.Offset}
+		return true, ns.add(it)
+	})
+	if err != nil {
 		return nil, "", fmt.Errorf("sampling pass: %w", err)
 	}
 	d, note, err := ns.build(opt)
@@ -183,9 +181,20 @@ func trainFromFile(f seekFile, opt CompressOptions) (*Dict, string, error) {
 	return d, note, nil
 }
 
-// sampleNodes adds every list node of r to ns.
-func sampleNodes(r *rdbio.Reader, ns *nodeSampler) error {
-	it := &item{}
+// NodeSample is one list node met by ForEachNode.
+type NodeSample struct {
+	Key  []byte      // the list's key
+	Node *rdbio.Node // the node as stored (Data is set: larger nodes are skipped)
+}
+
+// ForEachNode walks the list nodes of an RDB stream and calls fn for each
+// node within the capture cap, until fn returns false or the stream ends. A
+// record rdbio cannot walk ends the walk quietly: nothing after it is seen.
+func ForEachNode(src io.Reader, opt rdbio.Options, fn func(NodeSample) (bool, error)) error {
+	r, err := rdbio.NewReader(src, opt)
+	if err != nil {
+		return err
+	}
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) || errors.Is(err, rdbio.ErrUnsupported) {
@@ -197,25 +206,42 @@ func sampleNodes(r *rdbio.Reader, ns *nodeSampler) error {
 		if rec.Kind != rdbio.KindKey || !rdbio.IsList(rec.Type) {
 			continue
 		}
-		if _, err := r.Nodes(); err != nil {
+		more, err := eachListNode(r, rec.Key, fn)
+		if err != nil || !more {
 			return err
 		}
-		for {
-			n, err := r.NextNode()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return err
-			}
-			if n.Data == nil {
-				continue
-			}
-			it.hdr, it.buf = n.Raw, n.Data
-			it.node = nodeIn{enc: n.Enc, ulen: n.ULen, key: rec.Key, offset: n.Offset}
-			if err := ns.add(it); err != nil {
-				return err
-			}
+	}
+}
+
+func eachListNode(r *rdbio.Reader, key []byte, fn func(NodeSample) (bool, error)) (bool, error) {
+	if _, err := r.Nodes(); err != nil {
+		return false, err
+	}
+	for {
+		n, err := r.NextNode()
+		if errors.Is(err, io.EOF) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if n.Data == nil {
+			continue
+		}
+		if more, err := fn(NodeSample{Key: key, Node: n}); err != nil || !more {
+			return false, err
 		}
 	}
+}
+
+// DecodeNode returns a node's bytes: raw as stored, or LZF decoded into
+// dst. Integer-encoded and zstd nodes give nil.
+func DecodeNode(dst []byte, n *rdbio.Node) ([]byte, error) {
+	switch n.Enc {
+	case rdbio.EncRaw:
+		return n.Data, nil
+	case rdbio.EncLZF:
+		return LZFDecode(dst[:0], n.Data, int(n.ULen))
+	}
+	return nil, nil
 }

@@ -91,8 +91,8 @@ func quoteKey(k string) string {
 // other is the same list; an LZF-compressed string equals its raw form).
 // Either input may be rdbz-compressed: each is decompressed to raw list
 // nodes on the fly (opt.Dicts supplies external dictionaries). AUX fields,
-// functions, module AUX data, LRU/LFU hints and key metadata are not
-// compared.
+// functions, module AUX data, LRU/LFU hints, key metadata and the seen and
+// active times of stream consumers are not compared.
 //
 // Each key's value is compared semantically when github.com/hdt3213/rdb
 // decodes it in both inputs: a SHA-256 over its decoded content in a
@@ -318,7 +318,9 @@ func (s *vside) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*ventry, err
 	e.why = s.sem.whyNot(e.tname)
 	var w io.Writer = h
 	if e.why == "" {
-		s.capt.reset(h, s.sem.head(rec.Type, rec.Key))
+		s.capt.reset(h)
+		s.capt.buf = s.sem.head(s.capt.buf, rec.Type, rec.Key)
+		s.capt.head = len(s.capt.buf)
 		w = &s.capt
 	}
 	if err := r.CopyValue(w); err != nil {
@@ -520,10 +522,9 @@ type capture struct {
 	over  bool
 }
 
-func (c *capture) reset(h hash.Hash, head []byte) {
-	c.h, c.over = h, false
-	c.buf = append(c.buf[:0], head...)
-	c.head = len(head)
+// reset starts a value: the caller appends the prefix to buf and sets head.
+func (c *capture) reset(h hash.Hash) {
+	c.h, c.over, c.buf, c.head = h, false, c.buf[:0], 0
 }
 
 func (c *capture) Write(p []byte) (int, error) {
@@ -594,11 +595,11 @@ func (d *semDecoder) whyNot(tname string) string {
 	return ""
 }
 
-// head is the one-key RDB up to the value.
-func (d *semDecoder) head(typ byte, key []byte) []byte {
-	b := append([]byte(d.magic), typ)
-	b = rdbio.AppendLen(b, uint64(len(key)))
-	return append(b, key...)
+// head appends the one-key RDB up to the value to dst.
+func (d *semDecoder) head(dst []byte, typ byte, key []byte) []byte {
+	dst = append(append(dst, d.magic...), typ)
+	dst = rdbio.AppendLen(dst, uint64(len(key)))
+	return append(dst, key...)
 }
 
 // decode decodes the one-key RDB in buf (head bytes, then the value) and
@@ -842,8 +843,11 @@ func (d *digester) id(id *model.StreamId) {
 // stream digests what the model gives of a stream: length, IDs and
 // counters, the live messages in order (fields sorted: the decoder keeps
 // them in a map), and the consumer groups by name with their pending
-// entries and consumers. How messages are grouped into listpack nodes and
-// deleted messages still stored in them are not part of the digest.
+// entries (ID, delivery time and count) and consumers (name, pending IDs).
+// Not part of the digest: how messages are grouped into listpack nodes,
+// deleted messages still stored in them, and the consumers' seen and active
+// times, which like LRU/LFU hints record access (two dumps of the same data
+// taken apart differ in them; Redis's DEBUG DIGEST leaves them out too).
 func (d *digester) stream(o *model.StreamObject) {
 	d.num(o.Length)
 	d.id(o.LastId)
@@ -885,8 +889,6 @@ func (d *digester) stream(o *model.StreamObject) {
 		d.num(uint64(len(cs)))
 		for _, c := range cs {
 			d.str(c.Name)
-			d.num(c.SeenTime)
-			d.num(c.ActiveTime)
 			ids := append([]*model.StreamId(nil), c.Pending...)
 			sort.Slice(ids, func(i, j int) bool { return idLess(ids[i], ids[j]) })
 			d.num(uint64(len(ids)))

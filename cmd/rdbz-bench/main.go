@@ -4,7 +4,8 @@
 // run, not numbers across runs.
 //
 //	go run ./cmd/rdbz-bench compress FILE...   rdbz compress/decompress vs zstd -3 -T2 / zstd -d
-//	go run ./cmd/rdbz-bench pass FILE...       rdbz copy vs cat
+//	go run ./cmd/rdbz-bench pass FILE...       rdbz copy vs cp
+//	go run ./cmd/rdbz-bench train FILE...      rdbz train vs zstd --train on the same sample
 package main
 
 import (
@@ -34,6 +35,10 @@ func main() {
 		os.Exit(1)
 	}
 	b := &bench{bin: bin, dir: dir}
+	if os.Args[1] == "train" {
+		b.trainTable(os.Args[2:])
+		return
+	}
 	fmt.Println("| file | tool | operation | input MB | output MB | ratio | seconds | MB/s | peak RSS MiB |")
 	fmt.Println("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, f := range os.Args[2:] {

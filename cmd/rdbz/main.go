@@ -22,6 +22,7 @@ func main() {
 			copyCommand(),
 			compressCommand(),
 			decompressCommand(),
+			trainCommand(),
 			verifyCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
