@@ -108,12 +108,14 @@ func (n *nodeSampler) build(opt CompressOptions) (*Dict, string, error) {
 		return nil, "no list nodes to train on: nothing compressed", nil
 	}
 	p := train.Params{DictSize: opt.Train.DictSize, Seed: opt.Train.Seed, Level: opt.Level}
-	b, err := train.Build(samples, p)
+	b, err := buildDict(samples, p)
 	if errors.Is(err, train.ErrTooFewSamples) {
 		return nil, "too little list data to train a dictionary: nothing compressed", nil
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("train dictionary: %w", err)
+		// A sample the trainer cannot use is no reason to fail: the
+		// file is copied as it is, and the summary says why.
+		return nil, fmt.Sprintf("no dictionary could be trained (%v): nothing compressed", err), nil
 	}
 	d, err := ParseDict(b)
 	if err != nil {
@@ -128,6 +130,16 @@ func (n *nodeSampler) build(opt CompressOptions) (*Dict, string, error) {
 			opt.Train.MinGain*100, before, after), nil
 	}
 	return d, "", nil
+}
+
+// buildDict runs the trainer, turning a panic into an error.
+func buildDict(samples [][]byte, p train.Params) (dict []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("trainer failed: %v", r)
+		}
+	}()
+	return train.Build(samples, p)
 }
 
 // gateSizes compresses a held-out tenth of the samples (all of them when
@@ -244,4 +256,25 @@ func DecodeNode(dst []byte, n *rdbio.Node) ([]byte, error) {
 		return LZFDecode(dst[:0], n.Data, int(n.ULen))
 	}
 	return nil, nil
+}
+
+// ForEachAux calls fn with the name and value of each AUX record until fn
+// returns false or the stream ends.
+func ForEachAux(src io.Reader, fn func(name, value []byte) bool) error {
+	r, err := rdbio.NewReader(src, rdbio.Options{})
+	if err != nil {
+		return err
+	}
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if rec.Kind == rdbio.KindAux && !fn(rec.Name, rec.Value) {
+			return nil
+		}
+	}
 }

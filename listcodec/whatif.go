@@ -2,7 +2,6 @@ package listcodec
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -347,11 +346,7 @@ func (w *WhatIf) evaluate(rep *WhatIfReport, dict *Dict) error {
 		it = item{hdr: hdr, buf: buf, out: it.out[:0],
 			node: nodeIn{container: container, enc: enc, flags: flags, ulen: ulen}}
 		if err := wk.compress(&it); err != nil {
-			var re *rdbio.Error
-			if errors.As(err, &re) {
-				return fmt.Errorf("what-if: %w", err)
-			}
-			return err
+			return fmt.Errorf("what-if: %w", err)
 		}
 		if it.changed {
 			head = rdbio.AppendStringHead(head[:0], rdbio.EncZstd, it.outFlags, uint64(len(it.out)), ulen)

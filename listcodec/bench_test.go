@@ -1,0 +1,70 @@
+package listcodec
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+)
+
+// benchInput is RDBZ_BENCH_FILE or the corpus' lists-events.rdb.
+func benchInput(b *testing.B) []byte {
+	p := os.Getenv("RDBZ_BENCH_FILE")
+	if p == "" {
+		p = filepath.Join(rdbiotest.Shared(), "corpus", "generated", "lists-events.rdb")
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		b.Skipf("no benchmark input: %v", err)
+	}
+	return data
+}
+
+// BenchmarkTranscode measures compress (with a dictionary trained once,
+// outside the timer) and decompress of a whole file in memory.
+func BenchmarkTranscode(b *testing.B) {
+	data := benchInput(b)
+	var comp bytes.Buffer
+	if _, err := Compress(&comp, bytes.NewReader(data), CompressOptions{Train: TrainOptions{Stream: true}}); err != nil {
+		b.Fatal(err)
+	}
+	dict := firstDict(b, comp.Bytes())
+	b.Run("compress", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if _, err := Compress(io.Discard, bytes.NewReader(data), CompressOptions{Dict: dict}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, to := range []Target{ToOriginal, ToRaw} {
+		b.Run("decompress-"+[]string{"original", "lzf", "raw"}[to], func(b *testing.B) {
+			b.SetBytes(int64(len(data))) // decoded bytes
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := Decompress(io.Discard, bytes.NewReader(comp.Bytes()), DecompressOptions{To: to}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func firstDict(b *testing.B, comp []byte) *Dict {
+	var d *Dict
+	err := ForEachAux(bytes.NewReader(comp), func(name, value []byte) bool {
+		if string(name) == AuxDict {
+			d, _ = ParseDict(bytes.Clone(value))
+			return false
+		}
+		return true
+	})
+	if err != nil || d == nil {
+		b.Fatalf("no dictionary in the compressed file (%v)", err)
+	}
+	return d
+}
