@@ -26,7 +26,7 @@ func TestCopyCorpusByteIdentical(t *testing.T) {
 				_, err = Copy(&out, bytes.NewReader(in), Options{IgnoreChecksum: true})
 			}
 			if err != nil {
-				if corruptByDesign(name) {
+				if cf.CorruptByDesign() {
 					t.Logf("corrupt by design, refused: %v", err)
 					return
 				}

@@ -33,8 +33,11 @@ func (f File) RedisLoads() bool {
 	return !ok || v == "yes"
 }
 
-// CorruptByDesign reports files that are deliberately broken test fixtures.
-func (f File) CorruptByDesign() bool { return strings.Contains(f.Name, "corrupt") }
+// CorruptByDesign reports files that are deliberately broken test
+// fixtures: named so, or refused by redis for a failed integrity check.
+func (f File) CorruptByDesign() bool {
+	return strings.Contains(f.Name, "corrupt") || strings.Contains(f.Fields["redis70_loads"], "integrity check failed")
+}
 
 // Files lists every file of every corpus folder's MANIFEST.tsv, or skips
 // the test with a clear message when the corpus is absent.

@@ -1,0 +1,747 @@
+package rdbio
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// AnalyzeOptions configure Analyze. The zero value is usable.
+type AnalyzeOptions struct {
+	// Top is how many keys and prefixes the rankings keep (default 10).
+	Top int
+	// PrefixSep holds the bytes that end a key prefix (default ":").
+	PrefixSep string
+	// MaxPrefixes bounds the prefixes tracked (default 10000); beyond it
+	// the ranking is approximate (see PrefixStats).
+	MaxPrefixes int
+	// MemCap is the largest serialized value (bytes) that goes through
+	// hdt3213/rdb's memory profiler (default 1 MiB; negative: none).
+	MemCap int
+	// MemEvery: of each type, the first 1000 values are profiled, then
+	// one in MemEvery (default 16; 1 profiles every value up to MemCap).
+	MemEvery int
+	// Node, when set, sees every list node as it is read, with its key,
+	// its index in the list and the list's node count. It must not read a
+	// node's payload when Data is nil (over the cap).
+	Node func(key []byte, n *Node, index, count uint64) error
+	// Progress, when set, is called now and then with the input offset.
+	Progress func(int64)
+	// Now is the TTL reference when the file has no ctime AUX field
+	// (default time.Now()).
+	Now time.Time
+}
+
+func (o AnalyzeOptions) withDefaults() AnalyzeOptions {
+	if o.Top <= 0 {
+		o.Top = 10
+	}
+	if o.PrefixSep == "" {
+		o.PrefixSep = ":"
+	}
+	if o.MaxPrefixes <= 0 {
+		o.MaxPrefixes = 10000
+	}
+	if o.MemCap == 0 {
+		o.MemCap = 1 << 20
+	}
+	if o.MemEvery <= 0 {
+		o.MemEvery = 16
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	return o
+}
+
+// Analysis is what Analyze finds in a file: everything Summarize counts
+// (embedded, so that its JSON holds the fields of `rdbz info --json`) and
+// the producer, element counts, memory estimate, rankings, TTLs, list node
+// statistics and server compatibility.
+type Analysis struct {
+	Summary
+	// TrailingBytes follow the EOF trailer (an AOF with RDB preamble).
+	TrailingBytes int64                 `json:"trailing_bytes"`
+	Producer      Producer              `json:"producer"`
+	Rdbz          RdbzInfo              `json:"rdbz"`
+	TypeStats     map[string]*TypeStats `json:"type_stats"`
+	Memory        MemoryStats           `json:"memory"`
+	TTL           TTLStats              `json:"ttl"`
+	// TopBytes ranks keys by serialized bytes; TopElements ranks keys of
+	// every type but strings by element count.
+	TopBytes    []KeyInfo `json:"top_bytes"`
+	TopElements []KeyInfo `json:"top_elements"`
+	// Biggest is the biggest key of each type family, measured as
+	// redis-cli --bigkeys does: strings by length, lists, sets, sorted
+	// sets, hashes and streams by element count; other families (modules,
+	// Dragonfly types) by serialized bytes.
+	Biggest  map[string]*KeyInfo `json:"biggest"`
+	Prefixes PrefixStats         `json:"prefixes"`
+	Lists    ListStats           `json:"lists"`
+	Compat   []Compat            `json:"compat"`
+}
+
+// Producer is who wrote the file, from the magic and the AUX fields.
+type Producer struct {
+	Name      string `json:"name"` // redis, valkey, dragonfly or unknown
+	Version   string `json:"version"`
+	RedisVer  string `json:"redis_ver,omitempty"`
+	ValkeyVer string `json:"valkey_ver,omitempty"`
+	DflyVer   string `json:"df_ver,omitempty"`
+	Ctime     int64  `json:"ctime"`    // Unix seconds; 0 when absent
+	UsedMem   int64  `json:"used_mem"` // bytes; 0 when absent
+	AofBase   bool   `json:"aof_base"` // AUX aof-base = 1: the base of a multi-part AOF
+}
+
+// RdbzInfo says whether the file is rdbz-compressed (FORMAT.md).
+type RdbzInfo struct {
+	Compressed bool       `json:"compressed"` // AUX rdbz-format present
+	Format     string     `json:"format,omitempty"`
+	Dicts      []DictInfo `json:"dicts"`
+	// ExternalDictIDs name dictionaries the file needs but does not
+	// carry (AUX rdbz-dict-id).
+	ExternalDictIDs []uint32 `json:"external_dict_ids,omitempty"`
+	ZstdNodes       int64    `json:"zstd_nodes"`
+}
+
+// DictInfo is one embedded zstd dictionary.
+type DictInfo struct {
+	ID    uint32 `json:"id"`
+	Bytes int    `json:"bytes"`
+}
+
+// TypeStats is what the keys of one type/encoding hold.
+type TypeStats struct {
+	Family string `json:"family"`
+	Keys   int64  `json:"keys"`
+	Bytes  int64  `json:"bytes"`
+	// Elements sums the element counts that are known (for strings: the
+	// value lengths); UnknownKeys counts keys whose count is not.
+	Elements    int64 `json:"elements"`
+	UnknownKeys int64 `json:"elements_unknown_keys"`
+	// MemoryBytes is the estimated in-memory size (see MemoryStats).
+	MemoryBytes int64 `json:"memory_bytes"`
+	Profiled    int64 `json:"memory_profiled_keys"`
+
+	profiledBytes int64 // serialized bytes of the profiled keys
+	profiledMem   int64 // their memory
+	ratioBytes    int64 // serialized bytes of keys to scale by the ratio
+	ratioKeys     int64
+}
+
+// TTLStats buckets keys by the time left to live at the reference time:
+// none, already expired, under an hour, a day, a week, and longer.
+type TTLStats struct {
+	Reference   string      `json:"reference"` // "ctime" (the file's) or "now"
+	ReferenceMs int64       `json:"reference_ms"`
+	Buckets     []TTLBucket `json:"buckets"`
+}
+
+// TTLBucket is one row of TTLStats.
+type TTLBucket struct {
+	Bucket string `json:"bucket"`
+	Keys   int64  `json:"keys"`
+	Bytes  int64  `json:"bytes"`
+}
+
+// PrefixStats ranks key prefixes (the key up to its first separator byte)
+// by serialized bytes.
+type PrefixStats struct {
+	Separators string `json:"separators"`
+	Tracked    int    `json:"tracked"`
+	// Exact is false when more distinct prefixes came than were tracked:
+	// the ranking is then Space-Saving's, whose Error bounds each count.
+	Exact bool         `json:"exact"`
+	Top   []PrefixInfo `json:"top"`
+}
+
+// ListStats describes the quicklist nodes of list values (types 10, 14, 18).
+type ListStats struct {
+	Keys  int64 `json:"keys"`
+	Nodes int64 `json:"nodes"`
+	// Elements sums the nodes' element counts that are known;
+	// UnknownNodes counts nodes whose count is not (over the cap, or
+	// rdbz-compressed).
+	Elements     int64 `json:"elements"`
+	UnknownNodes int64 `json:"elements_unknown_nodes"`
+	OverCap      int64 `json:"over_cap_nodes"` // payload larger than the capture cap
+	// By storage: raw, LZF (0xC3), rdbz zstd (0xC4), integer; and PLAIN
+	// nodes (type 18 container 1: one large element) whatever their storage.
+	Raw   NodeCount `json:"raw"`
+	LZF   NodeCount `json:"lzf"`
+	Zstd  NodeCount `json:"zstd"`
+	Int   NodeCount `json:"int"`
+	Plain NodeCount `json:"plain"`
+	// StoredBytes counts node strings as stored (prefix and payload);
+	// DecodedBytes their decoded payloads.
+	StoredBytes  int64 `json:"stored_bytes"`
+	DecodedBytes int64 `json:"decoded_bytes"`
+	// LZFShare is the share of StoredBytes in LZF nodes.
+	LZFShare    float64     `json:"lzf_share"`
+	NodeStored  Percentiles `json:"node_stored_bytes"`
+	NodeDecoded Percentiles `json:"node_decoded_bytes"`
+}
+
+// NodeCount counts nodes and their stored bytes.
+type NodeCount struct {
+	Nodes int64 `json:"nodes"`
+	Bytes int64 `json:"bytes"`
+}
+
+func (c *NodeCount) add(b int64) { c.Nodes++; c.Bytes += b }
+
+// Family groups type names as Redis's TYPE command does: string, list,
+// set, zset, hash, stream, module; Dragonfly's own types keep their name.
+func Family(typeName string) string {
+	switch {
+	case strings.HasPrefix(typeName, "list"):
+		return "list"
+	case strings.HasPrefix(typeName, "zset"):
+		return "zset"
+	case strings.HasPrefix(typeName, "set"):
+		return "set"
+	case strings.HasPrefix(typeName, "hash"), typeName == "path-hash":
+		return "hash"
+	case strings.HasPrefix(typeName, "stream"):
+		return "stream"
+	case strings.HasPrefix(typeName, "module"):
+		return "module"
+	case typeName == "sbf" || typeName == "sbf2":
+		return "bloom"
+	}
+	return typeName
+}
+
+// countedFamilies are ranked by element count in Biggest (strings by
+// length); the others by serialized bytes.
+var countedFamilies = map[string]bool{"string": true, "list": true, "set": true, "zset": true, "hash": true, "stream": true}
+
+// Analyze reads r to the end and describes what the file holds, in one
+// pass and bounded memory (the rankings are of fixed size, prefixes are
+// tracked up to a bound, node sizes go to a fixed histogram). On error it
+// returns what it found so far with the error; a record it cannot walk
+// ends the walk as in Summarize (Unwalked).
+func Analyze(r *Reader, opt AnalyzeOptions) (*Analysis, error) {
+	opt = opt.withDefaults()
+	h := r.Header()
+	res := &Analysis{
+		Summary: Summary{Magic: h.Magic, Version: h.Version, Types: map[string]*TypeSummary{},
+			dbIndex: map[uint64]*DBSummary{}, DBs: []*DBSummary{}, Aux: []AuxField{}},
+		TypeStats: map[string]*TypeStats{}, Biggest: map[string]*KeyInfo{},
+		Rdbz:      RdbzInfo{Dicts: []DictInfo{}},
+	}
+	a := &analyzer{r: r, opt: opt, res: res,
+		mem:      newMemProfiler(h, opt.MemCap, opt.MemEvery),
+		prefixes: newPrefixCounter(opt.MaxPrefixes, opt.PrefixSep),
+		compat:   newCompatCollector(),
+	}
+	a.topB = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Bytes }}
+	a.topE = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Elements }}
+	s := &res.Summary
+	err := a.scan()
+	if errors.Is(err, ErrUnsupported) {
+		var e *Error
+		errors.As(err, &e)
+		s.Unwalked = &Unwalked{Offset: e.Offset, Reason: err.Error()}
+		var eof *Record
+		if eof, err = r.PassBody(); err == nil {
+			s.Checksum = eof.Checksum
+		}
+	}
+	if errors.Is(err, ErrChecksum) {
+		s.Checksum = ChecksumMismatch
+	}
+	s.Bytes = r.Offset()
+	if err == nil && s.Unwalked == nil {
+		n, rerr := r.CopyRest(io.Discard)
+		res.TrailingBytes, err = n, rerr
+	}
+	s.Dragonfly = r.Dragonfly()
+	sort.Slice(s.DBs, func(i, j int) bool { return s.DBs[i].DB < s.DBs[j].DB })
+	a.finish()
+	return res, err
+}
+
+// analyzer holds the state of one Analyze pass.
+type analyzer struct {
+	r        *Reader
+	opt      AnalyzeOptions
+	res      *Analysis
+	mem      *memProfiler
+	capture  captureBuf
+	head     prefixBuf
+	ws       walkScratch
+	dec      []byte
+	listBuf  []byte
+	topB     topKeys
+	topE     topKeys
+	prefixes *prefixCounter
+	compat   *compatCollector
+	ttl      [6]TTLBucket
+	ttlRef   int64
+	ttlSet   bool
+	nodeHist sizeHistogram
+	decHist  sizeHistogram
+	records  int
+}
+
+func (a *analyzer) scan() error {
+	r := a.r
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		a.progress(rec.Offset)
+		switch rec.Kind {
+		case KindKey:
+			if err := a.key(rec); err != nil {
+				return err
+			}
+			continue
+		case KindAux:
+			a.aux(rec)
+		case KindFunction:
+			a.res.Functions++
+		case KindModuleAux:
+			a.res.ModuleAux++
+		case KindEOF:
+			a.res.Checksum = rec.Checksum
+		}
+		a.compat.op(rec.Op, rec.Offset)
+	}
+}
+
+func (a *analyzer) progress(off int64) {
+	if a.opt.Progress != nil && a.records%4096 == 0 {
+		a.opt.Progress(off)
+	}
+	a.records++
+}
+
+func (a *analyzer) aux(rec *Record) {
+	res := a.res
+	name, val := string(rec.Name), string(rec.Value)
+	res.Aux = append(res.Aux, AuxField{name, val})
+	p := &res.Producer
+	switch name {
+	case "redis-ver":
+		p.RedisVer = val
+	case "valkey-ver":
+		p.ValkeyVer = val
+	case "df-ver":
+		p.DflyVer = val
+	case "ctime":
+		p.Ctime, _ = strconv.ParseInt(val, 10, 64)
+	case "used-mem":
+		p.UsedMem, _ = strconv.ParseInt(val, 10, 64)
+	case "aof-base":
+		p.AofBase = val == "1"
+	case "rdbz-format":
+		res.Rdbz.Compressed, res.Rdbz.Format = true, val
+	case "rdbz-dict":
+		d := DictInfo{Bytes: len(rec.Value)}
+		if len(rec.Value) >= 8 {
+			d.ID = binary.LittleEndian.Uint32(rec.Value[4:])
+		}
+		res.Rdbz.Dicts = append(res.Rdbz.Dicts, d)
+	case "rdbz-dict-id":
+		if id, err := strconv.ParseUint(val, 10, 32); err == nil {
+			res.Rdbz.ExternalDictIDs = append(res.Rdbz.ExternalDictIDs, uint32(id))
+		}
+	}
+}
+
+// keyFacts is what one key's value turned out to hold.
+type keyFacts struct {
+	count  valueCount
+	mem    int64
+	memHow int8 // memProfiled, memFormula, memRatio
+	zstd   bool // holds rdbz 0xC4 nodes
+}
+
+const (
+	memRatio int8 = iota
+	memProfiled
+	memFormula
+)
+
+func (a *analyzer) key(rec *Record) error {
+	r, res := a.r, a.res
+	start, typ, name := rec.Offset, rec.Type, r.TypeName(rec.Type)
+	db := res.db(rec.DB)
+	db.Keys++
+	res.Keys++
+	if rec.Expire != -1 {
+		db.Expires++
+		res.Expires++
+	}
+	var kf keyFacts
+	var err error
+	if IsList(typ) {
+		kf, err = a.list(rec, typ, name)
+	} else {
+		kf, err = a.value(rec, typ, name)
+	}
+	if err != nil {
+		return err
+	}
+	n := r.Offset() - start
+	t := res.Types[name]
+	if t == nil {
+		t = &TypeSummary{}
+		res.Types[name] = t
+	}
+	t.Keys++
+	t.Bytes += n
+	a.account(rec, typ, name, n, kf)
+	return nil
+}
+
+// value reads a value of any type but the list types, capturing it when
+// it is to be profiled.
+func (a *analyzer) value(rec *Record, typ byte, name string) (keyFacts, error) {
+	r := a.r
+	profile := a.mem.want(typ, name)
+	if profile {
+		a.capture.reset(a.mem.cap)
+		if err := r.in.setOut(&a.capture); err != nil {
+			return keyFacts{}, r.fail("write", err)
+		}
+	}
+	vc, err := r.walkValue(typ, name, &a.ws)
+	if profile {
+		if serr := r.in.setOut(r.sink); err == nil && serr != nil {
+			err = serr
+		}
+	}
+	r.state = noValue
+	if err != nil {
+		return keyFacts{}, r.fail("value", err)
+	}
+	kf := keyFacts{count: vc}
+	if profile && !a.capture.over {
+		if m, ok := a.mem.size(typ, rec.Key, rec.Expire, a.capture.buf); ok {
+			kf.mem, kf.memHow = m, memProfiled
+			return kf, nil
+		}
+	}
+	if typ == TypeString && vc.known {
+		kf.mem, kf.memHow = keyOverhead(rec.Key, rec.Expire)+vc.n+memStringOverhead, memFormula
+	}
+	return kf, nil
+}
+
+// list reads a list value node by node.
+func (a *analyzer) list(rec *Record, typ byte, name string) (keyFacts, error) {
+	r, ls := a.r, &a.res.Lists
+	count, err := r.Nodes()
+	if err != nil {
+		return keyFacts{}, err
+	}
+	profile := a.mem.want(typ, name)
+	a.listBuf = a.listBuf[:0]
+	if typ != TypeListZiplist {
+		a.listBuf = AppendLen(a.listBuf, count)
+	}
+	kf := keyFacts{count: valueCount{known: true}}
+	var lm listMemory
+	ls.Keys++
+	for i := uint64(0); ; i++ {
+		n, err := r.NextNode()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return keyFacts{}, err
+		}
+		a.res.ListNodes.Add(n)
+		if a.opt.Node != nil {
+			if err := a.opt.Node(rec.Key, n, i, count); err != nil {
+				return keyFacts{}, err
+			}
+		}
+		if n.Enc == EncZstd {
+			kf.zstd = true
+			a.res.Rdbz.ZstdNodes++
+		}
+		if i%256 == 255 {
+			a.progress(n.Offset)
+		}
+		decoded := a.node(n)
+		lm.nodes++
+		lm.decoded += decoded
+		elems, ok, err := a.nodeElements(typ, n)
+		if err != nil {
+			return keyFacts{}, err
+		}
+		if ok {
+			kf.count.n += elems
+			ls.Elements += elems
+		} else {
+			kf.count.known = false
+			ls.UnknownNodes++
+		}
+		if profile {
+			if n.Data == nil || len(a.listBuf)+len(n.Raw)+len(n.Data) > a.mem.cap {
+				profile = false
+			} else {
+				a.listBuf = append(append(a.listBuf, n.Raw...), n.Data...)
+			}
+		}
+	}
+	if profile {
+		if m, ok := a.mem.size(typ, rec.Key, rec.Expire, a.listBuf); ok {
+			kf.mem, kf.memHow = m, memProfiled
+			return kf, nil
+		}
+	}
+	kf.mem, kf.memHow = keyOverhead(rec.Key, rec.Expire)+lm.bytes(typ), memFormula
+	return kf, nil
+}
+
+// node counts one list node in the list statistics and returns its
+// decoded size.
+func (a *analyzer) node(n *Node) int64 {
+	ls := &a.res.Lists
+	stored := int64(len(n.Raw)) + int64(n.Size)
+	decoded := int64(n.ULen)
+	if n.Enc == EncInt {
+		decoded = int64(n.Size)
+		if n.Data != nil {
+			decoded = int64(len(strconv.AppendInt(a.dec[:0], intValue(n.Data), 10)))
+		}
+	}
+	ls.Nodes++
+	ls.StoredBytes += stored
+	ls.DecodedBytes += decoded
+	switch n.Enc {
+	case EncRaw:
+		ls.Raw.add(stored)
+	case EncLZF:
+		ls.LZF.add(stored)
+	case EncZstd:
+		ls.Zstd.add(stored)
+	case EncInt:
+		ls.Int.add(stored)
+	}
+	if n.Container == 1 {
+		ls.Plain.add(stored)
+	}
+	if n.Data == nil {
+		ls.OverCap++
+	}
+	a.nodeHist.add(stored)
+	a.decHist.add(decoded)
+	return decoded
+}
+
+// nodeElements counts the elements of a list node from its header: the
+// u16 at offset 4 of a listpack, 8 of a ziplist (walked when 65535); a
+// PLAIN node is one element.
+func (a *analyzer) nodeElements(typ byte, n *Node) (int64, bool, error) {
+	if n.Container == 1 || n.Enc == EncInt {
+		return 1, true, nil
+	}
+	kind := blobListpack
+	if typ != TypeListQuicklist2 {
+		kind = blobZiplist
+	}
+	switch n.Enc {
+	case EncRaw:
+		if n.Data != nil {
+			c, ok := kind.count(n.Data, true)
+			return c, ok, nil
+		}
+		a.head.reset(blobHead)
+		if err := a.r.CopyNodeData(&a.head); err != nil {
+			return 0, false, err
+		}
+		c, ok := kind.count(a.head.buf, false)
+		return c, ok, nil
+	case EncLZF:
+		if n.Data == nil {
+			return 0, false, nil
+		}
+		ulen := int(n.ULen)
+		var good bool
+		a.dec, good = lzfPrefix(a.dec, n.Data, blobHead, ulen)
+		if !good {
+			return 0, false, nil
+		}
+		c, ok := kind.count(a.dec, len(a.dec) == ulen)
+		if !ok && len(a.dec) < ulen {
+			if a.dec, good = lzfPrefix(a.dec, n.Data, ulen, ulen); good {
+				c, ok = kind.count(a.dec, len(a.dec) == ulen)
+			}
+		}
+		return c, ok, nil
+	}
+	return 0, false, nil
+}
+
+// account adds one key to the statistics and rankings.
+func (a *analyzer) account(rec *Record, typ byte, name string, n int64, kf keyFacts) {
+	res := a.res
+	fam := Family(name)
+	ts := res.TypeStats[name]
+	if ts == nil {
+		ts = &TypeStats{Family: fam}
+		res.TypeStats[name] = ts
+	}
+	ts.Keys++
+	ts.Bytes += n
+	if kf.count.known {
+		ts.Elements += kf.count.n
+	} else {
+		ts.UnknownKeys++
+	}
+	switch kf.memHow {
+	case memProfiled:
+		ts.MemoryBytes += kf.mem
+		ts.Profiled++
+		ts.profiledBytes += n
+		ts.profiledMem += kf.mem
+		res.Memory.Profiled++
+	case memFormula:
+		ts.MemoryBytes += kf.mem
+		res.Memory.Formula++
+	default:
+		ts.ratioBytes += n
+		ts.ratioKeys++
+		res.Memory.Ratio++
+	}
+
+	a.compat.typ(typ, name, rec.Key, rec.Offset)
+	if kf.count.module != "" {
+		a.compat.module(kf.count.module, rec.Key, rec.Offset)
+	}
+	if kf.zstd {
+		a.compat.zstd.add(rec.Key, true, rec.Offset)
+	}
+
+	if !a.ttlSet {
+		a.ttlSet = true
+		a.res.TTL.Reference, a.ttlRef = "now", a.opt.Now.UnixMilli()
+		if c := res.Producer.Ctime; c > 0 {
+			a.res.TTL.Reference, a.ttlRef = "ctime", c*1000
+		}
+	}
+	b := &a.ttl[ttlBucket(rec.Expire, a.ttlRef)]
+	b.Keys++
+	b.Bytes += n
+
+	a.prefixes.add(rec.Key, n)
+
+	var ki *KeyInfo
+	info := func() KeyInfo {
+		if ki == nil {
+			k, q := keyString(rec.Key)
+			ki = &KeyInfo{DB: rec.DB, Key: k, KeyQuoted: q, Type: name, Family: fam, Bytes: n,
+				Elements: kf.count.n, ElementsKnown: kf.count.known, Expire: rec.Expire}
+		}
+		return *ki
+	}
+	if a.topB.wants(n) {
+		a.topB.add(info())
+	}
+	if fam != "string" && kf.count.known && a.topE.wants(kf.count.n) {
+		a.topE.add(info())
+	}
+	measure := n
+	if countedFamilies[fam] {
+		if !kf.count.known {
+			return
+		}
+		measure = kf.count.n
+	}
+	cur := res.Biggest[fam]
+	switch {
+	case cur == nil || measure > biggestMeasure(cur):
+		k := info()
+		k.Ties = 1
+		res.Biggest[fam] = &k
+	case measure == biggestMeasure(cur):
+		cur.Ties++
+	}
+}
+
+func biggestMeasure(k *KeyInfo) int64 {
+	if countedFamilies[k.Family] {
+		return k.Elements
+	}
+	return k.Bytes
+}
+
+// finish computes what needs the whole file: the memory of keys scaled by
+// ratio, the rankings, percentiles and the compatibility verdicts.
+func (a *analyzer) finish() {
+	res := a.res
+	res.Memory.Cap, res.Memory.Every = max(a.mem.cap, 0), a.mem.every
+	for _, ts := range res.TypeStats {
+		ratio := memNoProfileRatio
+		if ts.profiledBytes > 0 {
+			ratio = float64(ts.profiledMem) / float64(ts.profiledBytes)
+		}
+		ts.MemoryBytes += int64(float64(ts.ratioBytes) * ratio)
+		res.Memory.Bytes += ts.MemoryBytes
+	}
+	res.TopBytes, res.TopElements = a.topB.sorted(), a.topE.sorted()
+	res.Prefixes = PrefixStats{Separators: a.opt.PrefixSep, Tracked: len(a.prefixes.items),
+		Exact: !a.prefixes.evicted, Top: a.prefixes.top(a.opt.Top)}
+	ls := &res.Lists
+	ls.NodeStored, ls.NodeDecoded = a.nodeHist.percentiles(), a.decHist.percentiles()
+	if ls.StoredBytes > 0 {
+		ls.LZFShare = float64(ls.LZF.Bytes) / float64(ls.StoredBytes)
+	}
+	if !a.ttlSet {
+		res.TTL.Reference = "ctime"
+		res.TTL.ReferenceMs = res.Producer.Ctime * 1000
+	} else {
+		res.TTL.ReferenceMs = a.ttlRef
+	}
+	res.TTL.Buckets = make([]TTLBucket, len(a.ttl))
+	for i, b := range a.ttl {
+		b.Bucket = ttlBucketNames[i]
+		res.TTL.Buckets[i] = b
+	}
+	res.Producer.Name, res.Producer.Version = producerName(a.r.Header(), &res.Producer, a.r.Dragonfly())
+	res.Compat = a.compat.judge(a.r.Header(), &res.Summary)
+}
+
+// producerName tells who wrote the file: Dragonfly (df-ver, or its own
+// types or opcodes), Valkey (valkey-ver or the VALKEY magic), Redis
+// (redis-ver); Dragonfly and Valkey also write a redis-ver.
+func producerName(h Header, p *Producer, dfly bool) (string, string) {
+	switch {
+	case p.DflyVer != "" || dfly:
+		return "dragonfly", p.DflyVer
+	case p.ValkeyVer != "" || h.Valkey:
+		return "valkey", p.ValkeyVer
+	case p.RedisVer != "":
+		return "redis", p.RedisVer
+	}
+	return "unknown", ""
+}
+
+// prefixBuf is a sink that keeps the first max bytes written to it.
+type prefixBuf struct {
+	buf []byte
+	max int
+}
+
+func (p *prefixBuf) reset(max int) { p.buf, p.max = p.buf[:0], max }
+
+func (p *prefixBuf) Write(b []byte) (int, error) {
+	if k := p.max - len(p.buf); k > 0 {
+		p.buf = append(p.buf, b[:min(k, len(b))]...)
+	}
+	return len(b), nil
+}

@@ -1,0 +1,295 @@
+package rdbio
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Compat says whether one server loads the file as it is.
+type Compat struct {
+	Server string `json:"server"`
+	Loads  bool   `json:"loads"`
+	// Causes lists why it refuses the file (Fatal) and what it drops while
+	// loading it anyway (not Fatal); empty when it loads everything.
+	Causes []Cause `json:"causes"`
+}
+
+// Cause is one reason a server refuses a file or drops part of it.
+type Cause struct {
+	Cause string `json:"cause"`
+	Fatal bool   `json:"fatal"`
+	// Keys counts the keys (for opcodes: the records) concerned; 0 for a
+	// cause about the whole file.
+	Keys int64 `json:"keys"`
+	// FirstKey names the first key concerned, when there is one.
+	FirstKey       string `json:"first_key,omitempty"`
+	FirstKeyQuoted bool   `json:"first_key_quoted,omitempty"`
+	// Offset is the byte offset of the first record concerned (-1 for a
+	// cause about the whole file).
+	Offset int64 `json:"offset"`
+}
+
+type serverKind uint8
+
+const (
+	kindRedis serverKind = iota
+	kindValkey
+	kindDragonfly
+)
+
+// server is what a server's RDB loader accepts (rdb-format.md §1, §3, §4,
+// §6; Dragonfly's rdb_load.cc).
+type server struct {
+	name      string
+	kind      serverKind
+	maxRedis  int // highest REDIS-magic version read
+	minRedis  int
+	valkeyMax int // highest VALKEY-magic version read; 0 = refuses the VALKEY magic
+	maxType   int // highest Redis type id known
+}
+
+// Servers are the load targets Analyze judges, oldest first.
+var servers = []server{
+	{name: "redis-6.2", kind: kindRedis, maxRedis: 9, minRedis: 1, maxType: TypeStreamListpacks},
+	{name: "redis-7.0", kind: kindRedis, maxRedis: 10, minRedis: 1, maxType: TypeStream2},
+	{name: "redis-7.2", kind: kindRedis, maxRedis: 11, minRedis: 1, maxType: TypeStream3},
+	{name: "redis-7.4", kind: kindRedis, maxRedis: 12, minRedis: 1, maxType: TypeHashListpackEx},
+	{name: "redis-8.0..8.4", kind: kindRedis, maxRedis: 12, minRedis: 1, maxType: TypeHashListpackEx},
+	{name: "redis-8.6", kind: kindRedis, maxRedis: 13, minRedis: 1, maxType: TypeStream4},
+	{name: "valkey-8", kind: kindValkey, maxRedis: 11, minRedis: 1, maxType: TypeStream3},
+	{name: "valkey-9", kind: kindValkey, maxRedis: 11, minRedis: 1, valkeyMax: 80, maxType: TypeStream3},
+	{name: "dragonfly", kind: kindDragonfly, maxRedis: 12, minRedis: 5, maxType: TypeStream3},
+}
+
+// use counts the records of one kind and remembers the first.
+type use struct {
+	n     int64
+	key   []byte
+	hasK  bool
+	off   int64
+	typ   byte
+}
+
+// add counts one record; isKey says key names it (an empty key is a key).
+func (u *use) add(key []byte, isKey bool, off int64) {
+	if u.n == 0 {
+		u.off = off
+		if isKey {
+			u.key, u.hasK = append([]byte{}, key...), true
+		}
+	}
+	u.n++
+}
+
+// compatCollector gathers, during the walk, what decides compatibility.
+type compatCollector struct {
+	types   map[string]*use // by type name as the producer means it
+	modules map[string]*use // module values by module name
+	ops     map[byte]*use   // opcodes other than the universal ones
+	zstd    use             // keys holding rdbz 0xC4 nodes
+}
+
+func newCompatCollector() *compatCollector {
+	return &compatCollector{types: map[string]*use{}, modules: map[string]*use{}, ops: map[byte]*use{}}
+}
+
+func (c *compatCollector) typ(t byte, name string, key []byte, off int64) {
+	u := c.types[name]
+	if u == nil {
+		u = &use{typ: t}
+		c.types[name] = u
+	}
+	u.add(key, true, off)
+}
+
+func (c *compatCollector) module(name string, key []byte, off int64) {
+	u := c.modules[name]
+	if u == nil {
+		u = &use{}
+		c.modules[name] = u
+	}
+	u.add(key, true, off)
+}
+
+func (c *compatCollector) op(op byte, off int64) {
+	switch op {
+	case OpAux, OpSelectDB, OpResizeDB, OpExpireMs, OpIdle, OpFreq, OpEOF:
+		return // every server reads these
+	}
+	u := c.ops[op]
+	if u == nil {
+		u = &use{typ: op}
+		c.ops[op] = u
+	}
+	u.add(nil, false, off)
+}
+
+// dragonflyTypes are the type names only Dragonfly reads.
+var dragonflyTypes = map[string]bool{"json": true, "hash-with-expiry": true, "set-with-expiry": true,
+	"sbf": true, "sbf2": true, "cms": true, "topk": true, "cuckoo": true}
+
+// dragonflyRedisTypes are the Redis type ids Dragonfly's loader reads
+// (rdb_load.cc ReadObj): not 1 (linked list), 6, 9 (zipmap), 10 (ziplist
+// list) nor 22 and up.
+var dragonflyRedisTypes = map[byte]bool{0: true, 2: true, 3: true, 4: true, 5: true, 7: true, 11: true,
+	12: true, 13: true, 14: true, 15: true, 16: true, 17: true, 18: true, 19: true, 20: true, 21: true}
+
+// typeOK reports whether s reads a value of type t named name.
+func (s server) typeOK(t byte, name string) bool {
+	switch {
+	case dragonflyTypes[name]:
+		return s.kind == kindDragonfly
+	case name == "hash2":
+		return s.kind == kindValkey && s.valkeyMax >= 80
+	case name == "path-hash" || t == TypeModulePreGA:
+		return false
+	case s.kind == kindDragonfly:
+		return dragonflyRedisTypes[t]
+	}
+	return int(t) <= s.maxType
+}
+
+// versionCause is why s refuses the magic, or "".
+func (s server) versionCause(h Header) string {
+	if h.Valkey {
+		if h.Version <= s.valkeyMax {
+			return ""
+		}
+		if s.valkeyMax == 0 {
+			return fmt.Sprintf("magic %s: %s reads only the REDIS magic", h.Magic, s.name)
+		}
+		return fmt.Sprintf("magic %s: %s reads VALKEY up to version %d", h.Magic, s.name, s.valkeyMax)
+	}
+	if h.Version < s.minRedis || h.Version > s.maxRedis {
+		return fmt.Sprintf("RDB version %d (%s): %s reads versions %d to %d", h.Version, h.Magic, s.name, s.minRedis, s.maxRedis)
+	}
+	return ""
+}
+
+// opCause says whether s reads opcode op in this file: "" when it does,
+// else the cause and whether it stops the load.
+func (s server) opCause(op byte, valkeyFile bool) (string, bool) {
+	isRedis := s.kind == kindRedis
+	switch {
+	case op == OpFunction2:
+		if (isRedis && s.maxRedis >= 10) || s.kind == kindValkey {
+			return "", false
+		}
+		return "function libraries (opcode 245)", true
+	case op == OpFunctionPre:
+		if s.name == "redis-7.0" {
+			return "", false
+		}
+		return "pre-release function library (opcode 246, Redis 7.0-rc)", true
+	case op == OpModuleAux:
+		if s.kind == kindDragonfly {
+			return "module aux data (opcode 247) is skipped", false
+		}
+		return "module aux data (opcode 247) needs its module loaded", true
+	case op == OpExpireSec:
+		if s.kind == kindDragonfly {
+			return "second-resolution expiry (opcode 253)", true
+		}
+		return "", false
+	case op == OpSlotInfo:
+		if isRedis && s.maxRedis < 12 {
+			return "slot info (opcode 244)", true
+		}
+		return "", false
+	case op == 243 && valkeyFile:
+		if s.kind == kindValkey && s.valkeyMax >= 80 {
+			return "", false
+		}
+		return "slot import state (opcode 243, Valkey 9)", true
+	case op == 243:
+		if isRedis && s.maxRedis >= 13 {
+			return "", false
+		}
+		return "key metadata (opcode 243, Redis 8.6)", true
+	case op >= 200 && op <= 224:
+		if s.kind == kindDragonfly {
+			return "", false
+		}
+		return fmt.Sprintf("Dragonfly opcode %d (%s)", op, opName(op)), true
+	}
+	return fmt.Sprintf("opcode %d (%s)", op, opName(op)), true
+}
+
+// moduleCause says what s does with the values of a module type.
+func (s server) moduleCause(name string) (string, bool) {
+	if s.kind == kindDragonfly {
+		if name == "ReJSON-RL" {
+			return "", false
+		}
+		return fmt.Sprintf("module type %s: keys skipped (Dragonfly reads only ReJSON-RL)", name), false
+	}
+	return fmt.Sprintf("module type %s needs its module loaded", name), true
+}
+
+// judge turns what was collected into a verdict per server.
+func (c *compatCollector) judge(h Header, s *Summary) []Compat {
+	out := make([]Compat, 0, len(servers))
+	for _, srv := range servers {
+		v := Compat{Server: srv.name, Causes: []Cause{}}
+		fileCause := func(msg string) {
+			v.Causes = append(v.Causes, Cause{Cause: msg, Fatal: true, Offset: -1})
+		}
+		if msg := srv.versionCause(h); msg != "" {
+			fileCause(msg)
+		}
+		if s.Checksum == ChecksumMismatch {
+			fileCause("CRC64 checksum mismatch")
+		}
+		if s.Unwalked != nil {
+			v.Causes = append(v.Causes, Cause{Cause: "record rdbz cannot walk: " + s.Unwalked.Reason,
+				Fatal: true, Offset: s.Unwalked.Offset})
+		}
+		for _, name := range sortedKeys(c.types) {
+			u := c.types[name]
+			if !srv.typeOK(u.typ, name) {
+				v.Causes = append(v.Causes, u.cause(fmt.Sprintf("value type %d (%s)", u.typ, name), true))
+			}
+		}
+		for _, name := range sortedKeys(c.modules) {
+			if msg, fatal := srv.moduleCause(name); msg != "" {
+				v.Causes = append(v.Causes, c.modules[name].cause(msg, fatal))
+			}
+		}
+		ops := make([]int, 0, len(c.ops))
+		for op := range c.ops {
+			ops = append(ops, int(op))
+		}
+		sort.Ints(ops)
+		for _, op := range ops {
+			if msg, fatal := srv.opCause(byte(op), h.Valkey); msg != "" {
+				v.Causes = append(v.Causes, c.ops[byte(op)].cause(msg, fatal))
+			}
+		}
+		if c.zstd.n > 0 {
+			v.Causes = append(v.Causes, c.zstd.cause("rdbz-compressed list nodes (0xC4): run rdbz decompress first", true))
+		}
+		v.Loads = true
+		for _, cs := range v.Causes {
+			v.Loads = v.Loads && !cs.Fatal
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func (u *use) cause(msg string, fatal bool) Cause {
+	cs := Cause{Cause: msg, Fatal: fatal, Keys: u.n, Offset: u.off}
+	if u.hasK {
+		cs.FirstKey, cs.FirstKeyQuoted = keyString(u.key)
+	}
+	return cs
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
