@@ -201,8 +201,8 @@ type DragonflyMemory struct {
 type SampleInfo struct {
 	Nodes       int   `json:"nodes"`
 	StoredBytes int64 `json:"stored_bytes"`
-	TrainNodes  int   `json:"train_nodes"` // the training sample's
-	TrainBytes  int64 `json:"train_bytes"`
+	TrainNodes  int   `json:"train_nodes"` // the training sample's nodes
+	TrainBytes  int64 `json:"train_bytes"` // and the bytes it holds
 }
 
 // WhatIfSettings are the Compress options the prediction is for.
@@ -232,24 +232,26 @@ func (w *WhatIf) Estimate(fileBytes int64, compressed bool) (*WhatIfReport, erro
 		rep.Unchanged = true
 		rep.Note = "the input is rdbz-compressed already: rdbz compress refuses it (decompress first)"
 	}
-	start := time.Now()
-	dict, note, err := w.ns.build(o)
-	if err != nil {
-		return nil, fmt.Errorf("what-if: %w", err)
-	}
-	if dict == nil {
-		if !compressed {
-			rep.Unchanged, rep.Note = true, note
-		}
-		// Train anyway, the gate forced open, to show what the dictionary
-		// would have given.
-		forced := o
-		forced.Train.MinGain = math.Inf(-1)
-		if dict, _, err = w.ns.build(forced); err != nil {
+	var dict *Dict
+	if !compressed { // (its nodes are zstd already: nothing to train on)
+		start := time.Now()
+		d, note, err := w.ns.build(o)
+		if err != nil {
 			return nil, fmt.Errorf("what-if: %w", err)
 		}
+		if d == nil {
+			rep.Unchanged, rep.Note = true, note
+			// Train anyway, the gate forced open, to show what the
+			// dictionary would have given.
+			forced := o
+			forced.Train.MinGain = math.Inf(-1)
+			if d, _, err = w.ns.build(forced); err != nil {
+				return nil, fmt.Errorf("what-if: %w", err)
+			}
+		}
+		dict = d
+		rep.TrainSeconds = time.Since(start).Seconds()
 	}
-	rep.TrainSeconds = time.Since(start).Seconds()
 	if dict != nil {
 		rep.DictID, rep.DictBytes = dict.ID, len(dict.Bytes)
 	}
@@ -357,7 +359,7 @@ func (w *WhatIf) evaluate(rep *WhatIfReport, dict *Dict) error {
 	}
 	keptN, keptB := w.est.Kept()
 	seenN, _ := w.est.Seen()
-	rep.Sample.Nodes, rep.Sample.StoredBytes = keptN, keptB
+	rep.Sample.Nodes, rep.Sample.StoredBytes = keptN, keptB-int64(keptN*metaSize)
 	rep.Exact = int64(keptN) == seenN
 	other := w.stored - w.eligStored // nodes Compress leaves alone
 	scale := func(v float64) int64 {

@@ -16,14 +16,14 @@ type AnalyzeOptions struct {
 	Top int
 	// PrefixSep holds the bytes that end a key prefix (default ":").
 	PrefixSep string
-	// MaxPrefixes bounds the prefixes tracked (default 10000); beyond it
+	// MaxPrefixes bounds the prefixes tracked (default 1000); beyond it
 	// the ranking is approximate (see PrefixStats).
 	MaxPrefixes int
 	// MemCap is the largest serialized value (bytes) that goes through
 	// hdt3213/rdb's memory profiler (default 1 MiB; negative: none).
 	MemCap int
-	// MemEvery: of each type, the first 1000 values are profiled, then
-	// one in MemEvery (default 16; 1 profiles every value up to MemCap).
+	// MemEvery: of each type, the first 256 values are profiled, then
+	// one in MemEvery (default 64; 1 profiles every value up to MemCap).
 	MemEvery int
 	// Node, when set, sees every list node as it is read, with its key,
 	// its index in the list and the list's node count. It must not read a
@@ -44,13 +44,13 @@ func (o AnalyzeOptions) withDefaults() AnalyzeOptions {
 		o.PrefixSep = ":"
 	}
 	if o.MaxPrefixes <= 0 {
-		o.MaxPrefixes = 10000
+		o.MaxPrefixes = 1000
 	}
 	if o.MemCap == 0 {
 		o.MemCap = 1 << 20
 	}
 	if o.MemEvery <= 0 {
-		o.MemEvery = 16
+		o.MemEvery = 64
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
@@ -222,9 +222,11 @@ var countedFamilies = map[string]bool{"string": true, "list": true, "set": true,
 
 // Analyze reads r to the end and describes what the file holds, in one
 // pass and bounded memory (the rankings are of fixed size, prefixes are
-// tracked up to a bound, node sizes go to a fixed histogram). On error it
-// returns what it found so far with the error; a record it cannot walk
-// ends the walk as in Summarize (Unwalked).
+// tracked up to a bound, node sizes go to a fixed histogram). r should have
+// no sink: Analyze reads values into its own buffers, and list node
+// payloads never reach a sink. On error it returns what it found so far
+// with the error; a record it cannot walk ends the walk as in Summarize
+// (Unwalked).
 func Analyze(r *Reader, opt AnalyzeOptions) (*Analysis, error) {
 	opt = opt.withDefaults()
 	h := r.Header()
@@ -232,12 +234,13 @@ func Analyze(r *Reader, opt AnalyzeOptions) (*Analysis, error) {
 		Summary: Summary{Magic: h.Magic, Version: h.Version, Types: map[string]*TypeSummary{},
 			dbIndex: map[uint64]*DBSummary{}, DBs: []*DBSummary{}, Aux: []AuxField{}},
 		TypeStats: map[string]*TypeStats{}, Biggest: map[string]*KeyInfo{},
-		Rdbz:      RdbzInfo{Dicts: []DictInfo{}},
+		Rdbz: RdbzInfo{Dicts: []DictInfo{}},
 	}
 	a := &analyzer{r: r, opt: opt, res: res,
 		mem:      newMemProfiler(h, opt.MemCap, opt.MemEvery),
 		prefixes: newPrefixCounter(opt.MaxPrefixes, opt.PrefixSep),
 		compat:   newCompatCollector(),
+		byName:   map[string]*typeSlot{},
 	}
 	a.topB = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Bytes }}
 	a.topE = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Elements }}
@@ -266,6 +269,46 @@ func Analyze(r *Reader, opt AnalyzeOptions) (*Analysis, error) {
 	return res, err
 }
 
+// typeSlot caches what one value type maps to, so that the per-key path
+// looks nothing up by name.
+type typeSlot struct {
+	name, family string
+	stats        *TypeStats
+	sum          *TypeSummary
+	use          *use
+	seen         int64 // values met (for the profiler's sampling)
+}
+
+// slot returns the cache entry for type typ named name (a type byte's
+// name can change once a file turns out to be Dragonfly's).
+func (a *analyzer) slot(typ byte, name string) *typeSlot {
+	if s := a.types[typ]; s != nil && s.name == name {
+		return s
+	}
+	s := a.byName[name]
+	if s == nil {
+		s = &typeSlot{name: name, family: Family(name)}
+		a.byName[name] = s
+	}
+	a.types[typ] = s
+	return s
+}
+
+// counted returns the slot with its counters, created when its first key
+// is read whole (so that a failed read leaves no empty entry).
+func (a *analyzer) counted(typ byte, s *typeSlot) *typeSlot {
+	if s.stats != nil {
+		return s
+	}
+	res := a.res
+	s.stats = &TypeStats{Family: s.family}
+	res.TypeStats[s.name] = s.stats
+	s.sum = &TypeSummary{}
+	res.Types[s.name] = s.sum
+	s.use = a.compat.typeUse(typ, s.name)
+	return s
+}
+
 // analyzer holds the state of one Analyze pass.
 type analyzer struct {
 	r        *Reader
@@ -276,7 +319,6 @@ type analyzer struct {
 	head     prefixBuf
 	ws       walkScratch
 	dec      []byte
-	listBuf  []byte
 	topB     topKeys
 	topE     topKeys
 	prefixes *prefixCounter
@@ -287,6 +329,8 @@ type analyzer struct {
 	nodeHist sizeHistogram
 	decHist  sizeHistogram
 	records  int
+	types    [256]*typeSlot
+	byName   map[string]*typeSlot
 }
 
 func (a *analyzer) scan() error {
@@ -394,14 +438,10 @@ func (a *analyzer) key(rec *Record) error {
 		return err
 	}
 	n := r.Offset() - start
-	t := res.Types[name]
-	if t == nil {
-		t = &TypeSummary{}
-		res.Types[name] = t
-	}
-	t.Keys++
-	t.Bytes += n
-	a.account(rec, typ, name, n, kf)
+	sl := a.counted(typ, a.slot(typ, name))
+	sl.sum.Keys++
+	sl.sum.Bytes += n
+	a.account(rec, sl, n, kf)
 	return nil
 }
 
@@ -409,7 +449,7 @@ func (a *analyzer) key(rec *Record) error {
 // it is to be profiled.
 func (a *analyzer) value(rec *Record, typ byte, name string) (keyFacts, error) {
 	r := a.r
-	profile := a.mem.want(typ, name)
+	profile := r.sink == nil && a.mem.want(typ, name, &a.slot(typ, name).seen)
 	if profile {
 		a.capture.reset(a.mem.cap)
 		if err := r.in.setOut(&a.capture); err != nil {
@@ -427,29 +467,29 @@ func (a *analyzer) value(rec *Record, typ byte, name string) (keyFacts, error) {
 		return keyFacts{}, r.fail("value", err)
 	}
 	kf := keyFacts{count: vc}
-	if profile && !a.capture.over {
+	// A count larger than the value's bytes is a corrupt header: do not let
+	// the decoder allocate by it.
+	if profile && !a.capture.over && vc.known && vc.n <= int64(len(a.capture.buf)) {
 		if m, ok := a.mem.size(typ, rec.Key, rec.Expire, a.capture.buf); ok {
 			kf.mem, kf.memHow = m, memProfiled
 			return kf, nil
 		}
 	}
 	if typ == TypeString && vc.known {
-		kf.mem, kf.memHow = keyOverhead(rec.Key, rec.Expire)+vc.n+memStringOverhead, memFormula
+		kf.mem, kf.memHow = a.mem.stringMemory(rec.Key, rec.Expire, vc.n, vc.integer), memFormula
 	}
 	return kf, nil
 }
 
-// list reads a list value node by node.
+// list reads a list value node by node. Its memory is the profiler's
+// quicklist formula applied to the node sizes (within 1% of running the
+// profiler, whose only other term is the allocator's rounding of PLAIN
+// nodes), so lists are never decoded.
 func (a *analyzer) list(rec *Record, typ byte, name string) (keyFacts, error) {
 	r, ls := a.r, &a.res.Lists
 	count, err := r.Nodes()
 	if err != nil {
 		return keyFacts{}, err
-	}
-	profile := a.mem.want(typ, name)
-	a.listBuf = a.listBuf[:0]
-	if typ != TypeListZiplist {
-		a.listBuf = AppendLen(a.listBuf, count)
 	}
 	kf := keyFacts{count: valueCount{known: true}}
 	var lm listMemory
@@ -477,7 +517,11 @@ func (a *analyzer) list(rec *Record, typ byte, name string) (keyFacts, error) {
 		}
 		decoded := a.node(n)
 		lm.nodes++
-		lm.decoded += decoded
+		if n.Container == 1 {
+			lm.plain += a.mem.valueMemory(decoded)
+		} else {
+			lm.packed += decoded
+		}
 		elems, ok, err := a.nodeElements(typ, n)
 		if err != nil {
 			return keyFacts{}, err
@@ -489,21 +533,8 @@ func (a *analyzer) list(rec *Record, typ byte, name string) (keyFacts, error) {
 			kf.count.known = false
 			ls.UnknownNodes++
 		}
-		if profile {
-			if n.Data == nil || len(a.listBuf)+len(n.Raw)+len(n.Data) > a.mem.cap {
-				profile = false
-			} else {
-				a.listBuf = append(append(a.listBuf, n.Raw...), n.Data...)
-			}
-		}
 	}
-	if profile {
-		if m, ok := a.mem.size(typ, rec.Key, rec.Expire, a.listBuf); ok {
-			kf.mem, kf.memHow = m, memProfiled
-			return kf, nil
-		}
-	}
-	kf.mem, kf.memHow = keyOverhead(rec.Key, rec.Expire)+lm.bytes(typ), memFormula
+	kf.mem, kf.memHow = a.mem.keyMemory(rec.Key, rec.Expire)+lm.bytes(typ), memFormula
 	return kf, nil
 }
 
@@ -588,14 +619,9 @@ func (a *analyzer) nodeElements(typ byte, n *Node) (int64, bool, error) {
 }
 
 // account adds one key to the statistics and rankings.
-func (a *analyzer) account(rec *Record, typ byte, name string, n int64, kf keyFacts) {
+func (a *analyzer) account(rec *Record, sl *typeSlot, n int64, kf keyFacts) {
 	res := a.res
-	fam := Family(name)
-	ts := res.TypeStats[name]
-	if ts == nil {
-		ts = &TypeStats{Family: fam}
-		res.TypeStats[name] = ts
-	}
+	fam, ts := sl.family, sl.stats
 	ts.Keys++
 	ts.Bytes += n
 	if kf.count.known {
@@ -619,7 +645,7 @@ func (a *analyzer) account(rec *Record, typ byte, name string, n int64, kf keyFa
 		res.Memory.Ratio++
 	}
 
-	a.compat.typ(typ, name, rec.Key, rec.Offset)
+	sl.use.add(rec.Key, true, rec.Offset)
 	if kf.count.module != "" {
 		a.compat.module(kf.count.module, rec.Key, rec.Offset)
 	}
@@ -644,7 +670,7 @@ func (a *analyzer) account(rec *Record, typ byte, name string, n int64, kf keyFa
 	info := func() KeyInfo {
 		if ki == nil {
 			k, q := keyString(rec.Key)
-			ki = &KeyInfo{DB: rec.DB, Key: k, KeyQuoted: q, Type: name, Family: fam, Bytes: n,
+			ki = &KeyInfo{DB: rec.DB, Key: k, KeyQuoted: q, Type: sl.name, Family: fam, Bytes: n,
 				Elements: kf.count.n, ElementsKnown: kf.count.known, Expire: rec.Expire}
 		}
 		return *ki
@@ -694,7 +720,7 @@ func (a *analyzer) finish() {
 		res.Memory.Bytes += ts.MemoryBytes
 	}
 	res.TopBytes, res.TopElements = a.topB.sorted(), a.topE.sorted()
-	res.Prefixes = PrefixStats{Separators: a.opt.PrefixSep, Tracked: len(a.prefixes.items),
+	res.Prefixes = PrefixStats{Separators: a.opt.PrefixSep, Tracked: len(a.prefixes.entries),
 		Exact: !a.prefixes.evicted, Top: a.prefixes.top(a.opt.Top)}
 	ls := &res.Lists
 	ls.NodeStored, ls.NodeDecoded = a.nodeHist.percentiles(), a.decHist.percentiles()

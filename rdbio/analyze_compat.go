@@ -21,9 +21,10 @@ type Cause struct {
 	// Keys counts the keys (for opcodes: the records) concerned; 0 for a
 	// cause about the whole file.
 	Keys int64 `json:"keys"`
-	// FirstKey names the first key concerned, when there is one.
-	FirstKey       string `json:"first_key,omitempty"`
-	FirstKeyQuoted bool   `json:"first_key_quoted,omitempty"`
+	// FirstKey names the first key concerned, when there is one (Go-quoted
+	// when FirstKeyQuoted: the key is not valid UTF-8).
+	FirstKey       *string `json:"first_key,omitempty"`
+	FirstKeyQuoted bool    `json:"first_key_quoted,omitempty"`
 	// Offset is the byte offset of the first record concerned (-1 for a
 	// cause about the whole file).
 	Offset int64 `json:"offset"`
@@ -63,11 +64,11 @@ var servers = []server{
 
 // use counts the records of one kind and remembers the first.
 type use struct {
-	n     int64
-	key   []byte
-	hasK  bool
-	off   int64
-	typ   byte
+	n    int64
+	key  []byte
+	hasK bool
+	off  int64
+	typ  byte
 }
 
 // add counts one record; isKey says key names it (an empty key is a key).
@@ -93,13 +94,14 @@ func newCompatCollector() *compatCollector {
 	return &compatCollector{types: map[string]*use{}, modules: map[string]*use{}, ops: map[byte]*use{}}
 }
 
-func (c *compatCollector) typ(t byte, name string, key []byte, off int64) {
+// typeUse is the counter of the values of type t named name.
+func (c *compatCollector) typeUse(t byte, name string) *use {
 	u := c.types[name]
 	if u == nil {
 		u = &use{typ: t}
 		c.types[name] = u
 	}
-	u.add(key, true, off)
+	return u
 }
 
 func (c *compatCollector) module(name string, key []byte, off int64) {
@@ -280,7 +282,8 @@ func (c *compatCollector) judge(h Header, s *Summary) []Compat {
 func (u *use) cause(msg string, fatal bool) Cause {
 	cs := Cause{Cause: msg, Fatal: fatal, Keys: u.n, Offset: u.off}
 	if u.hasK {
-		cs.FirstKey, cs.FirstKeyQuoted = keyString(u.key)
+		k, q := keyString(u.key)
+		cs.FirstKey, cs.FirstKeyQuoted = &k, q
 	}
 	return cs
 }

@@ -3,8 +3,11 @@ package rdbio
 import (
 	"bytes"
 	"encoding/binary"
+	"time"
+	"unsafe"
 
 	"github.com/hdt3213/rdb/core"
+	"github.com/hdt3213/rdb/memprofiler"
 	"github.com/hdt3213/rdb/model"
 )
 
@@ -14,9 +17,10 @@ type MemoryStats struct {
 	// overhead, as hdt3213/rdb's memory profiler counts it for Redis).
 	Bytes int64 `json:"bytes"`
 	// Profiled keys went through hdt3213/rdb's decoder and memory
-	// profiler; Formula keys (lists, strings) were costed from their
-	// structure with the profiler's own formulas; Ratio keys were scaled
-	// from the profiled keys of their type (or × 2 when none was).
+	// profiler. Formula keys were costed without decoding: strings by
+	// memprofiler.SizeOfObject on their length, lists by the profiler's
+	// quicklist formula from the node sizes. Ratio keys were scaled from
+	// the profiled keys of their type (or × 2 when none was).
 	Profiled int64 `json:"profiled_keys"`
 	Formula  int64 `json:"formula_keys"`
 	Ratio    int64 `json:"ratio_keys"`
@@ -28,21 +32,27 @@ type MemoryStats struct {
 }
 
 // memFirst values of each type are all profiled before sampling starts.
-const memFirst = 1000
+const memFirst = 256
 
-// Overheads of the profiler's model (hdt3213/rdb memprofiler, 64-bit):
-// a dictEntry and a robj per key, a second dictEntry and an int64 per
-// expiry; quicklist headers and per-node structs.
+// The profiler's quicklist model (hdt3213/rdb memprofiler/list.go,
+// 64-bit): a quicklist struct per list and a node struct per node, plus the
+// node bytes.
 const (
-	memKeyOverhead    = 24 + 16 + 3 // dictEntry + robj + sds header of the key
-	memExpireOverhead = 24 + 8
-	memStringOverhead = 10 // sds header and terminator of a value
-	memQuicklist2     = 40 // quicklist struct
+	memQuicklist2     = 40 // quicklist struct (RDB type 18)
 	memQuicklist2Node = 36 // quicklistNode
-	memQuicklist      = 32
+	memQuicklist      = 32 // type 14
 	memQuicklistNode  = 48
-	memNoProfileRatio = 2.0 // types nothing was profiled of: twice the serialized bytes
+	memStringHeader   = 10 // sds header and terminator of a value too large to fake
+	memNoProfileRatio = 2.0
 )
+
+// memFakeMax is the longest string value costed exactly (by handing the
+// profiler a stand-in of that length); longer ones add their length and
+// a header to the key's cost.
+const memFakeMax = 1 << 20
+
+// integerValue stands for any integer: the profiler costs them all 0.
+var integerValue = []byte("0")
 
 // memProfiler feeds values to hdt3213/rdb's core decoder, which computes
 // memprofiler.SizeOfObject for every object it decodes: each value is
@@ -53,9 +63,12 @@ type memProfiler struct {
 	magic []byte
 	cap   int
 	every int
-	seen  map[string]int64
 	file  []byte
 	rd    bytes.Reader
+	fake  []byte
+	base  model.BaseObject
+	str   model.StringObject
+	exp   time.Time
 }
 
 func newMemProfiler(h Header, cap, every int) *memProfiler {
@@ -66,14 +79,18 @@ func newMemProfiler(h Header, cap, every int) *memProfiler {
 	case h.Version > 12:
 		magic = "REDIS0011"
 	}
-	return &memProfiler{magic: []byte(magic), cap: cap, every: max(every, 1), seen: map[string]int64{}}
+	return &memProfiler{magic: []byte(magic), cap: cap, every: max(every, 1)}
 }
 
-// profiles reports whether hdt3213/rdb's decoder reads type t as this
-// file's producer means it (name is the type's name), without printing
-// anything: not modules, not the types of Redis 8.6+ or Dragonfly.
+// profiles reports whether values of type t go through hdt3213/rdb's
+// decoder: types it reads as this file's producer means them (name is the
+// type's name) without printing anything, so not modules, not the types of
+// Redis 8.6+ or Dragonfly; and not strings and lists, which are costed by
+// formula (the same numbers, without decoding).
 func profiles(t byte, name string) bool {
 	switch {
+	case t == TypeString || IsList(t):
+		return false
 	case t == TypeModulePreGA || t == TypeModule2 || t == 8:
 		return false
 	case name == "json" || name == "path-hash":
@@ -82,13 +99,14 @@ func profiles(t byte, name string) bool {
 	return t <= TypeHashListpackEx
 }
 
-// want reports whether the next value of type name should be profiled.
-func (m *memProfiler) want(t byte, name string) bool {
+// want reports whether the next value of type t named name should be
+// profiled; seen counts the values of that type met so far.
+func (m *memProfiler) want(t byte, name string, seen *int64) bool {
 	if m.cap <= 0 || !profiles(t, name) {
 		return false
 	}
-	n := m.seen[name]
-	m.seen[name] = n + 1
+	n := *seen
+	*seen = n + 1
 	return n < memFirst || n%int64(m.every) == 0
 }
 
@@ -115,13 +133,42 @@ func (m *memProfiler) size(t byte, key []byte, expire int64, value []byte) (int6
 	return got, true
 }
 
-// keyOverhead is the profiler's cost of a key apart from its value.
-func keyOverhead(key []byte, expire int64) int64 {
-	n := int64(memKeyOverhead + len(key))
+// stringMemory is the profiler's estimate for a string key whose value
+// is length bytes long (integer says it is an integer, which Redis shares):
+// memprofiler.SizeOfObject on a stand-in value of that length, whose
+// contents the profiler does not look at beyond "is it an integer".
+func (m *memProfiler) stringMemory(key []byte, expire, length int64, integer bool) int64 {
+	// One object reused for every call: the profiler keeps nothing.
+	m.base = model.BaseObject{Key: unsafe.String(unsafe.SliceData(key), len(key))}
 	if expire != -1 {
-		n += memExpireOverhead
+		m.exp = time.UnixMilli(expire)
+		m.base.Expiration = &m.exp
 	}
-	return n
+	m.str = model.StringObject{BaseObject: &m.base}
+	switch {
+	case integer:
+		m.str.Value = integerValue
+	case length <= memFakeMax:
+		if int64(len(m.fake)) < length {
+			m.fake = bytes.Repeat([]byte{'x'}, int(max(length, 4096)))
+		}
+		m.str.Value = m.fake[:length]
+	default: // the key alone (plus an empty value's 8 bytes), then the value
+		return int64(memprofiler.SizeOfObject(&m.str)) - 8 + length + memStringHeader
+	}
+	return int64(memprofiler.SizeOfObject(&m.str))
+}
+
+// valueMemory is the profiler's cost of a string value alone (an sds,
+// rounded to the allocator's size class): also how it costs a PLAIN node.
+func (m *memProfiler) valueMemory(length int64) int64 {
+	return m.stringMemory(nil, -1, length, false) - m.stringMemory(nil, -1, 0, false) + 8
+}
+
+// keyMemory is the profiler's cost of a key apart from its value: a
+// string key's estimate less that of an empty value (8 bytes).
+func (m *memProfiler) keyMemory(key []byte, expire int64) int64 {
+	return m.stringMemory(key, expire, 0, false) - 8
 }
 
 // captureBuf is a sink that keeps at most max bytes; it records whether
@@ -148,17 +195,19 @@ func (c *captureBuf) Write(p []byte) (int, error) {
 }
 
 // listMemory is the profiler's formula for a quicklist from its nodes:
-// the list header, a node struct per node, and the decoded node bytes.
+// the list header, a node struct per node, the decoded bytes of packed
+// nodes and the sds cost of PLAIN ones. The profiler counts a type-14
+// ziplist node from its elements, which this approximates by its bytes.
 type listMemory struct {
-	nodes, decoded int64
+	nodes, packed, plain int64
 }
 
 func (l listMemory) bytes(t byte) int64 {
 	switch t {
 	case TypeListQuicklist2:
-		return memQuicklist2 + l.nodes*memQuicklist2Node + l.decoded
+		return memQuicklist2 + l.nodes*memQuicklist2Node + l.packed + l.plain
 	case TypeListQuicklist:
-		return memQuicklist + l.nodes*memQuicklistNode + l.decoded
+		return memQuicklist + l.nodes*memQuicklistNode + l.packed
 	}
-	return l.decoded // a ziplist
+	return l.packed // a ziplist
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"container/heap"
 	"math/bits"
+	"slices"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -150,22 +151,27 @@ type PrefixInfo struct {
 	Quoted bool   `json:"prefix_quoted,omitempty"`
 	Keys   int64  `json:"keys"`
 	Bytes  int64  `json:"bytes"`
-	// Error bounds the over-count of Bytes (Space-Saving): 0 when the
-	// prefix was tracked from its first key on.
+	// Error bounds the over-count of Bytes and Keys' bytes (Space-Saving):
+	// the prefix's true bytes lie in [Bytes-Error, Bytes]; 0 when it was
+	// tracked from its first key on.
 	Error int64 `json:"error"`
 }
 
 // prefixCounter finds the key prefixes holding the most bytes in bounded
-// memory with the Space-Saving algorithm (Metwally et al.): it tracks at
-// most max prefixes; a new one then replaces the smallest, inheriting its
-// count as the error bound. With fewer distinct prefixes than max the
-// counts are exact.
+// memory, in the manner of Space-Saving (Metwally et al.) with evictions
+// in batches: it counts exactly until it tracks 2×max prefixes, then keeps
+// the max largest; a prefix met afterwards starts from the largest count
+// dropped so far (its error bound), so a count never understates a
+// prefix's bytes and overstates them by at most its error. With at most
+// 2×max distinct prefixes the counts are exact.
 type prefixCounter struct {
 	max     int
 	seps    string
-	index   map[string]int // prefix -> heap position
-	items   []prefixEntry  // min-heap on bytes
+	index   map[string]int32 // prefix -> position in entries
+	entries []prefixEntry
+	floor   int64 // the largest count dropped
 	evicted bool
+	counts  []int64 // scratch for prune
 }
 
 type prefixEntry struct {
@@ -179,33 +185,16 @@ type prefixEntry struct {
 const maxPrefixLen = 256
 
 func newPrefixCounter(max int, seps string) *prefixCounter {
-	return &prefixCounter{max: max, seps: seps, index: map[string]int{}}
-}
-
-func (p *prefixCounter) Len() int           { return len(p.items) }
-func (p *prefixCounter) Less(i, j int) bool { return p.items[i].bytes < p.items[j].bytes }
-func (p *prefixCounter) Swap(i, j int) {
-	p.items[i], p.items[j] = p.items[j], p.items[i]
-	p.index[p.items[i].prefix] = i
-	p.index[p.items[j].prefix] = j
-}
-func (p *prefixCounter) Push(x any) {
-	e := x.(prefixEntry)
-	p.index[e.prefix] = len(p.items)
-	p.items = append(p.items, e)
-}
-func (p *prefixCounter) Pop() any {
-	e := p.items[len(p.items)-1]
-	p.items = p.items[:len(p.items)-1]
-	delete(p.index, e.prefix)
-	return e
+	return &prefixCounter{max: max, seps: seps, index: map[string]int32{}}
 }
 
 // prefixOf is the key up to its first separator byte (all of it when it
 // has none), cut at maxPrefixLen.
 func (p *prefixCounter) prefixOf(key []byte) []byte {
-	if i := bytes.IndexAny(key, p.seps); i >= 0 && p.seps != "" {
-		key = key[:i]
+	if p.seps != "" {
+		if i := bytes.IndexAny(key, p.seps); i >= 0 {
+			key = key[:i]
+		}
 	}
 	return key[:min(len(key), maxPrefixLen)]
 }
@@ -213,33 +202,60 @@ func (p *prefixCounter) prefixOf(key []byte) []byte {
 func (p *prefixCounter) add(key []byte, n int64) {
 	pre := p.prefixOf(key)
 	if i, ok := p.index[string(pre)]; ok {
-		p.items[i].keys++
-		p.items[i].bytes += n
-		heap.Fix(p, i)
+		e := &p.entries[i]
+		e.keys++
+		e.bytes += n
 		return
 	}
-	if len(p.items) < p.max {
-		heap.Push(p, prefixEntry{prefix: string(pre), keys: 1, bytes: n})
-		return
+	e := prefixEntry{prefix: string(pre), keys: 1, bytes: p.floor + n, err: p.floor}
+	p.index[e.prefix] = int32(len(p.entries))
+	p.entries = append(p.entries, e)
+	if len(p.entries) > 2*p.max {
+		p.prune()
 	}
-	p.evicted = true
-	low := p.items[0]
-	delete(p.index, low.prefix)
-	p.items[0] = prefixEntry{prefix: string(pre), keys: low.keys + 1, bytes: low.bytes + n, err: low.bytes}
-	p.index[p.items[0].prefix] = 0
-	heap.Fix(p, 0)
 }
 
-func (p *prefixCounter) top(n int) []PrefixInfo {
-	items := append([]prefixEntry{}, p.items...)
-	sort.Slice(items, func(i, j int) bool {
-		if items[i].bytes != items[j].bytes {
-			return items[i].bytes > items[j].bytes
+// prune keeps the max largest prefixes (ties broken by arrival).
+func (p *prefixCounter) prune() {
+	p.evicted = true
+	p.counts = p.counts[:0]
+	for _, e := range p.entries {
+		p.counts = append(p.counts, e.bytes)
+	}
+	slices.Sort(p.counts)
+	threshold := p.counts[len(p.counts)-p.max]
+	above := 0 // entries strictly above the threshold are all kept
+	for _, c := range p.counts {
+		if c > threshold {
+			above++
 		}
-		return items[i].prefix < items[j].prefix
-	})
+	}
+	atThreshold := p.max - above
+	kept := p.entries[:0]
+	clear(p.index)
+	for _, e := range p.entries {
+		keep := e.bytes > threshold
+		if e.bytes == threshold && atThreshold > 0 {
+			keep = true
+			atThreshold--
+		}
+		if !keep {
+			p.floor = max(p.floor, e.bytes)
+			continue
+		}
+		p.index[e.prefix] = int32(len(kept))
+		kept = append(kept, e)
+	}
+	clear(p.entries[len(kept):])
+	p.entries = kept
+}
+
+// top lists the n largest prefixes, most bytes first.
+func (p *prefixCounter) top(n int) []PrefixInfo {
+	all := slices.Clone(p.entries)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].bytes > all[j].bytes })
 	out := []PrefixInfo{}
-	for _, e := range items[:min(n, len(items))] {
+	for _, e := range all[:min(n, len(all))] {
 		s, q := keyString([]byte(e.prefix))
 		out = append(out, PrefixInfo{Prefix: s, Quoted: q, Keys: e.keys, Bytes: e.bytes, Error: e.err})
 	}

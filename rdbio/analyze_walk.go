@@ -36,9 +36,10 @@ type walkScratch struct {
 // strings the value length, as STRLEN) and, for module values, the
 // module's name.
 type valueCount struct {
-	n      int64
-	known  bool
-	module string
+	n       int64
+	known   bool
+	integer bool // a string stored as an integer
+	module  string
 }
 
 // walkValue reads the whole value of the key record just returned (a type
@@ -51,8 +52,8 @@ type valueCount struct {
 func (r *Reader) walkValue(t byte, name string, ws *walkScratch) (valueCount, error) {
 	switch t {
 	case TypeString:
-		n, err := r.stringLen()
-		return valueCount{n: n, known: err == nil}, err
+		n, integer, err := r.stringLen()
+		return valueCount{n: n, known: err == nil, integer: integer}, err
 	case TypeList, TypeSet:
 		return r.countStrings(1, 0)
 	case TypeHash:
@@ -120,24 +121,34 @@ func (r *Reader) walkValue(t byte, name string, ws *walkScratch) (valueCount, er
 	return valueCount{}, r.skipValue(t)
 }
 
-// stringLen skips a string and returns its decoded length.
-func (r *Reader) stringLen() (int64, error) {
+// stringLen skips a string and returns its decoded length and whether it
+// is an integer (stored as one, or as digits strconv.ParseInt reads, as
+// hdt3213/rdb's profiler tests it).
+func (r *Reader) stringLen() (int64, bool, error) {
 	h, err := r.strHeader()
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	switch h.enc {
 	case EncInt:
 		p, err := r.in.take(int(h.size))
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		var d [24]byte
-		return int64(len(strconv.AppendInt(d[:0], intValue(p), 10))), nil
+		return int64(len(strconv.AppendInt(d[:0], intValue(p), 10))), true, nil
 	case EncRaw:
-		return int64(h.size), r.in.skip(h.size)
+		if h.size <= 20 { // short enough to be an integer (which Redis shares)
+			p, err := r.in.take(int(h.size))
+			if err != nil {
+				return 0, false, err
+			}
+			_, perr := strconv.ParseInt(string(p), 10, 64)
+			return int64(h.size), perr == nil, nil
+		}
+		return int64(h.size), false, r.in.skip(h.size)
 	}
-	return int64(h.ulen), r.in.skip(h.size)
+	return int64(h.ulen), false, r.in.skip(h.size)
 }
 
 // countStrings walks `len n`, n × (per strings, then fixed raw bytes).

@@ -47,6 +47,8 @@ func main() {
 			b.compress(f)
 		case "pass":
 			b.pass(f)
+		case "analyze":
+			b.analyze(f)
 		default:
 			fmt.Fprintln(os.Stderr, "unknown benchmark", os.Args[1])
 			os.Exit(2)

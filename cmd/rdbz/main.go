@@ -22,6 +22,7 @@ func main() {
 			copyCommand(),
 			compressCommand(),
 			decompressCommand(),
+			analyzeCommand(),
 			trainCommand(),
 			verifyCommand(),
 		},

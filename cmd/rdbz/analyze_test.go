@@ -1,0 +1,307 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+)
+
+// analyzeJSON is the part of rdbz analyze --json the tests read.
+type analyzeJSON struct {
+	infoJSON
+	Biggest map[string]struct {
+		DB       uint64 `json:"db"`
+		Key      string `json:"key"`
+		Elements int64  `json:"elements"`
+		Expire   int64  `json:"expire_ms"`
+		Ties     int64  `json:"ties"`
+	} `json:"biggest"`
+	TopBytes []struct {
+		Bytes int64 `json:"bytes"`
+	} `json:"top_bytes"`
+	Compat []struct {
+		Server string `json:"server"`
+		Loads  bool   `json:"loads"`
+	} `json:"compat"`
+	WhatIf *struct {
+		RdbzCompressBytes int64 `json:"rdbz_compress_bytes"`
+		Exact             bool  `json:"exact"`
+		Unchanged         bool  `json:"compress_copies_unchanged"`
+	} `json:"whatif"`
+}
+
+func runAnalyzeJSON(t *testing.T, args ...string) (analyzeJSON, string, int) {
+	t.Helper()
+	out, stderr, code := run(t, nil, append([]string{"analyze", "--json"}, args...)...)
+	var a analyzeJSON
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatalf("bad JSON (%v): %.500s", err, out)
+	}
+	return a, stderr, code
+}
+
+// TestAnalyzeJSONHasInfo: on every corpus file, analyze --json holds the
+// fields of info --json with the same values, and exits as info does.
+func TestAnalyzeJSONHasInfo(t *testing.T) {
+	for _, cf := range rdbiotest.Files(t) {
+		t.Run(cf.Name, func(t *testing.T) {
+			a, stderr, code := runAnalyzeJSON(t, "--sample-bytes", "0", cf.Path)
+			out, _, icode := run(t, nil, "info", "--json", cf.Path)
+			var info infoJSON
+			if err := json.Unmarshal([]byte(out), &info); err != nil {
+				t.Fatal(err)
+			}
+			if code != icode {
+				t.Fatalf("exit %d (%s), info exits %d", code, stderr, icode)
+			}
+			if !reflect.DeepEqual(a.infoJSON, info) {
+				t.Fatalf("analyze %+v\ninfo    %+v", a.infoJSON, info)
+			}
+			if len(a.Compat) != 9 || a.WhatIf != nil {
+				t.Fatalf("compat %d verdicts, whatif %v", len(a.Compat), a.WhatIf)
+			}
+		})
+	}
+}
+
+// TestAnalyzeWhatIfVsCompress is the acceptance test of the what-if: on
+// every generated corpus file, whatif.rdbz_compress_bytes is within 5% of
+// the size of the file rdbz compress (default flags) writes.
+func TestAnalyzeWhatIfVsCompress(t *testing.T) {
+	for _, cf := range rdbiotest.Files(t) {
+		if cf.Folder != "generated" {
+			continue
+		}
+		t.Run(cf.Name, func(t *testing.T) {
+			a, stderr, code := runAnalyzeJSON(t, cf.Path)
+			if code != 0 || a.WhatIf == nil {
+				t.Fatalf("analyze exit %d: %s", code, stderr)
+			}
+			out := filepath.Join(t.TempDir(), "c.rdb")
+			if _, stderr, code := run(t, nil, "compress", "-o", out, cf.Path); code != 0 {
+				t.Fatalf("compress exit %d: %s", code, stderr)
+			}
+			st, err := os.Stat(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pred, real := a.WhatIf.RdbzCompressBytes, st.Size()
+			off := float64(pred-real) / float64(real)
+			t.Logf("predicted %d, compress wrote %d (%+.3f%%, exact %v)", pred, real, 100*off, a.WhatIf.Exact)
+			if off > 0.05 || off < -0.05 || (a.WhatIf.Exact && pred != real) {
+				t.Fatalf("what-if %d vs real %d: %+.2f%%", pred, real, 100*off)
+			}
+		})
+	}
+}
+
+var (
+	bigkeysLine = regexp.MustCompile(`^Biggest\s+(\w+) found '(.*)' has (\d+) \w+$`)
+	loaded      = regexp.MustCompile(`(?m)^loading:0\r?$`) // not async_loading
+)
+
+// TestAnalyzeBiggestMatchesBigKeys: on the generated files, the biggest
+// key of each type is the one redis-cli --bigkeys finds in a redis-server
+// that loaded the file (strings by length, collections by element count,
+// as --bigkeys measures them). Keys that expired by now are invisible to
+// --bigkeys, so a family whose biggest key has expired is skipped.
+func TestAnalyzeBiggestMatchesBigKeys(t *testing.T) {
+	for _, bin := range []string{"redis-server", "redis-cli"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("%s not installed", bin)
+		}
+	}
+	for _, cf := range rdbiotest.Files(t) {
+		if cf.Folder != "generated" {
+			continue
+		}
+		t.Run(cf.Name, func(t *testing.T) {
+			a, _, code := runAnalyzeJSON(t, "--sample-bytes", "0", cf.Path)
+			if code != 0 {
+				t.Fatalf("analyze exit %d", code)
+			}
+			sock := startRedis(t, cf.Path)
+			type big struct {
+				size  int64
+				key   string
+				db    int64
+				count int // dbs holding a key of that size
+			}
+			found := map[string]*big{}
+			for _, d := range a.DBs {
+				out, err := exec.Command("redis-cli", "-s", sock, "-n", strconv.FormatInt(d.DB, 10), "--bigkeys").CombinedOutput()
+				if err != nil {
+					t.Fatalf("redis-cli --bigkeys: %v: %s", err, out)
+				}
+				sc := bufio.NewScanner(strings.NewReader(string(out)))
+				for sc.Scan() {
+					m := bigkeysLine.FindStringSubmatch(strings.TrimSpace(sc.Text()))
+					if m == nil {
+						continue
+					}
+					key, err := strconv.Unquote(m[2])
+					if err != nil {
+						t.Fatalf("key %s: %v", m[2], err)
+					}
+					size, _ := strconv.ParseInt(m[3], 10, 64)
+					switch b := found[m[1]]; {
+					case b == nil || size > b.size:
+						found[m[1]] = &big{size: size, key: key, db: d.DB, count: 1}
+					case size == b.size:
+						b.count++
+					}
+				}
+			}
+			now := time.Now().UnixMilli()
+			for fam, b := range found {
+				ours, ok := a.Biggest[fam]
+				if !ok {
+					t.Errorf("%s: --bigkeys finds %q (%d), rdbz none", fam, b.key, b.size)
+					continue
+				}
+				if ours.Expire != -1 && ours.Expire <= now {
+					t.Logf("%s: rdbz's biggest %q has expired; skipped", fam, ours.Key)
+					continue
+				}
+				t.Logf("%s: --bigkeys db %d %q %d; rdbz db %d %q %d", fam, b.db, b.key, b.size, ours.DB, ours.Key, ours.Elements)
+				if ours.Elements != b.size {
+					t.Errorf("%s: rdbz %q has %d, --bigkeys %q has %d", fam, ours.Key, ours.Elements, b.key, b.size)
+				}
+				if ours.Ties == 1 && b.count == 1 && (ours.Key != b.key || int64(ours.DB) != b.db) {
+					t.Errorf("%s: rdbz names db %d %q, --bigkeys db %d %q", fam, ours.DB, ours.Key, b.db, b.key)
+				}
+			}
+			for fam := range a.Biggest {
+				if _, ok := found[fam]; !ok {
+					t.Errorf("%s: rdbz names %q, --bigkeys finds none", fam, a.Biggest[fam].Key)
+				}
+			}
+		})
+	}
+}
+
+// startRedis loads a copy of path into a redis-server on a unix socket in
+// a temporary folder and returns the socket; the server is stopped when
+// the test ends.
+func startRedis(t *testing.T, path string) string {
+	dir := t.TempDir()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "dump.rdb"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "redis.sock")
+	cmd := exec.Command("redis-server", "--port", "0", "--unixsocket", sock, "--dir", dir,
+		"--dbfilename", "dump.rdb", "--save", "", "--appendonly", "no", "--logfile", filepath.Join(dir, "log"))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		out, err := exec.Command("redis-cli", "-s", sock, "info", "persistence").Output()
+		if err == nil && loaded.Match(out) {
+			return sock
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "log"))
+	t.Fatalf("redis-server did not load %s: %s", path, log)
+	return ""
+}
+
+// TestAnalyzeText: the text report on stdin names its sections, ranks as
+// asked and ends with the verdicts.
+func TestAnalyzeText(t *testing.T) {
+	data, err := os.ReadFile(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := run(t, data, "analyze", "--top", "2", "--sample-bytes", "0", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"producer  redis", "types", "TTL (relative to ctime", "biggest keys by serialized bytes",
+		"biggest key per type", "key prefixes", "lists", "node size", "compatibility", "redis-7.0", "dragonfly"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "what-if") {
+		t.Error("--sample-bytes 0 still printed a what-if")
+	}
+	sec := out[strings.Index(out, "biggest keys by serialized bytes"):]
+	sec = sec[:strings.Index(sec, "\n\n")]
+	if n := strings.Count(sec, "\n"); n != 3 { // title, header, 2 keys
+		t.Errorf("--top 2 printed %d lines:\n%s", n, sec)
+	}
+}
+
+// TestAnalyzeWhatIfText: the text report of a file with lists shows the
+// what-if table and the predicted size.
+func TestAnalyzeWhatIfText(t *testing.T) {
+	out, stderr, code := run(t, nil, "analyze", small)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"what-if", "raw (rdbcompression no)", "zstd, no dictionary", "rdbz compress (level 1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestAnalyzeErrors: usage errors and damaged input exit 1 with a reason;
+// a truncated file still prints what was read.
+func TestAnalyzeErrors(t *testing.T) {
+	data, err := os.ReadFile(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		stdin []byte
+		args  []string
+		want  string
+	}{
+		{"no input", nil, nil, "missing input"},
+		{"two inputs", nil, []string{small, small}, "one input expected"},
+		{"not an RDB", []byte("hello world"), []string{"-"}, "not an RDB file"},
+		{"truncated", data[:len(data)/2], []string{"--json", "-"}, "unexpected end"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, stderr, code := run(t, tc.stdin, append([]string{"analyze"}, tc.args...)...)
+			if code != 1 || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			if tc.name == "truncated" && !strings.Contains(out, `"magic"`) {
+				t.Fatalf("nothing printed: %q", out)
+			}
+		})
+	}
+}
+
+// TestCompressDefaultsMatchFlags: the what-if's settings are compress's.
+func TestCompressDefaultsMatchFlags(t *testing.T) {
+	o := compressDefaults()
+	got := fmt.Sprint(o.Level, o.MinSaving, o.Train.DictSize, o.Train.SampleBytes, o.Train.Seed, o.Cap)
+	if o.MinSaving <= 0 || o.Train.SampleBytes <= 0 || o.Cap <= 0 || o.Train.DictSize <= 0 {
+		t.Fatalf("defaults %s", got)
+	}
+}

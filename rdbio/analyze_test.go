@@ -1,0 +1,475 @@
+package rdbio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/hdt3213/rdb/lzf"
+)
+
+// analyzeFile runs Analyze on a file with default options.
+func analyzeFile(t testing.TB, path string, opt AnalyzeOptions) (*Analysis, error) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := NewReader(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Analyze(r, opt)
+}
+
+// TestAnalyzeSummaryEqualsSummarize: the Summary inside an Analysis (the
+// fields rdbz info prints) is exactly what Summarize counts, on every
+// corpus file, including where the walk stops or the checksum fails.
+func TestAnalyzeSummaryEqualsSummarize(t *testing.T) {
+	for _, cf := range corpusFiles(t) {
+		t.Run(cf.Name, func(t *testing.T) {
+			a, aerr := analyzeFile(t, cf.Path, AnalyzeOptions{})
+			f, err := os.Open(cf.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			r, err := NewReader(f, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, serr := Summarize(r, nil)
+			if (aerr == nil) != (serr == nil) {
+				t.Fatalf("Analyze error %v, Summarize error %v", aerr, serr)
+			}
+			got, want := a.Summary, *s
+			got.dbIndex, want.dbIndex = nil, nil
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("summary differs:\nanalyze   %+v\nsummarize %+v", got, want)
+			}
+		})
+	}
+}
+
+// TestAnalyzeCountsAddUp checks the analysis against itself on every
+// corpus file: per-type keys and bytes equal the summary's, the TTL
+// buckets hold every key, list nodes match the summary's node counts,
+// and the rankings are ordered.
+func TestAnalyzeCountsAddUp(t *testing.T) {
+	for _, cf := range corpusFiles(t) {
+		t.Run(cf.Name, func(t *testing.T) {
+			a, err := analyzeFile(t, cf.Path, AnalyzeOptions{Top: 5})
+			if err != nil && !errors.Is(err, ErrChecksum) && !cf.CorruptByDesign() {
+				t.Fatalf("analyze: %v", err)
+			}
+			for name, ts := range a.TypeStats {
+				if s := a.Types[name]; s == nil || s.Keys != ts.Keys || s.Bytes != ts.Bytes {
+					t.Errorf("type %s: stats %d keys %d bytes, summary %+v", name, ts.Keys, ts.Bytes, s)
+				}
+			}
+			var ttlKeys, ttlBytes, typeBytes int64
+			for _, b := range a.TTL.Buckets {
+				ttlKeys += b.Keys
+				ttlBytes += b.Bytes
+			}
+			for _, ts := range a.Types {
+				typeBytes += ts.Bytes
+			}
+			if a.Unwalked == nil && err == nil && (ttlKeys != a.Keys || ttlBytes != typeBytes) {
+				t.Errorf("TTL buckets hold %d keys / %d bytes, file %d keys / %d bytes", ttlKeys, ttlBytes, a.Keys, typeBytes)
+			}
+			if a.Lists.Nodes != a.ListNodes.Nodes || a.Lists.StoredBytes < a.ListNodes.StoredBytes {
+				t.Errorf("lists: %d nodes %d bytes; summary %+v", a.Lists.Nodes, a.Lists.StoredBytes, a.ListNodes)
+			}
+			for i := 1; i < len(a.TopBytes); i++ {
+				if a.TopBytes[i].Bytes > a.TopBytes[i-1].Bytes {
+					t.Errorf("top_bytes not sorted at %d", i)
+				}
+			}
+			if len(a.TopBytes) > 5 || len(a.Compat) != len(servers) {
+				t.Errorf("%d top keys, %d verdicts", len(a.TopBytes), len(a.Compat))
+			}
+		})
+	}
+}
+
+// TestNodeCountsWalk: on every listpack and ziplist node of the corpus,
+// the entry walk agrees with the header count, and LZF prefixes decode
+// like whole streams.
+func TestNodeCountsWalk(t *testing.T) {
+	nodes := 0
+	for _, cf := range corpusFiles(t) {
+		if cf.CorruptByDesign() {
+			continue
+		}
+		f, err := os.Open(cf.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := NewReader(f, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				break
+			}
+			if rec.Kind != KindKey || !IsList(rec.Type) {
+				continue
+			}
+			if _, err := r.Nodes(); err != nil {
+				break
+			}
+			for {
+				n, err := r.NextNode()
+				if err != nil {
+					break
+				}
+				if n.Container == 1 || n.Data == nil || n.Enc == EncInt {
+					continue
+				}
+				raw := n.Data
+				if n.Enc == EncLZF {
+					raw, err = lzf.Decompress(n.Data, len(n.Data), int(n.ULen))
+					if err != nil {
+						t.Fatalf("%s: %v", cf.Path, err)
+					}
+					pre, ok := lzfPrefix(nil, n.Data, blobHead, int(n.ULen))
+					if !ok || len(pre) < min(blobHead, len(raw)) || string(pre) != string(raw[:len(pre)]) {
+						t.Fatalf("%s: LZF prefix %q, stream starts %q", cf.Path, pre, raw[:blobHead])
+					}
+				}
+				header, walked, ok := nodeHeaderAndWalk(rec.Type, raw)
+				if !ok || header != walked {
+					t.Fatalf("%s key %q: header count %d, walk %d (ok %v)", cf.Path, rec.Key, header, walked, ok)
+				}
+				nodes++
+			}
+		}
+		f.Close()
+	}
+	t.Logf("%d nodes checked", nodes)
+}
+
+func nodeHeaderAndWalk(typ byte, b []byte) (int64, int64, bool) {
+	if typ == TypeListQuicklist2 {
+		w, ok := walkListpack(b)
+		return int64(binary.LittleEndian.Uint16(b[4:])), w, ok
+	}
+	w, ok := walkZiplist(b)
+	return int64(binary.LittleEndian.Uint16(b[8:])), w, ok
+}
+
+// TestBlobCounts covers the count helpers on hand-made blobs, including
+// the "unknown count" headers that force a walk.
+func TestBlobCounts(t *testing.T) {
+	lp := func(count uint16, entries ...[]byte) []byte {
+		b := []byte{0, 0, 0, 0, 0, 0}
+		for _, e := range entries {
+			b = append(b, e...)
+			b = append(b, byte(len(e)))
+		}
+		b = append(b, 0xFF)
+		binary.LittleEndian.PutUint32(b, uint32(len(b)))
+		binary.LittleEndian.PutUint16(b[4:], count)
+		return b
+	}
+	zl := func(count uint16, entries ...[]byte) []byte {
+		b := make([]byte, 10)
+		for _, e := range entries {
+			b = append(append(b, 0), e...)
+		}
+		b = append(b, 0xFF)
+		binary.LittleEndian.PutUint16(b[8:], count)
+		return b
+	}
+	str6 := func(s string) []byte { return append([]byte{0x80 | byte(len(s))}, s...) }
+	zstr := func(s string) []byte { return append([]byte{byte(len(s))}, s...) }
+	tests := []struct {
+		name  string
+		kind  blobKind
+		blob  []byte
+		whole bool
+		want  int64
+		ok    bool
+	}{
+		{"listpack header", blobListpack, lp(3, []byte{5}, []byte{6}, str6("abc")), true, 3, true},
+		{"listpack 65535 walked", blobListpack, lp(0xFFFF, []byte{5}, []byte{0xF1, 1, 2}, str6("abc"), []byte{0xC1, 2}), true, 4, true},
+		{"listpack 65535 prefix only", blobListpack, lp(0xFFFF, []byte{5}), false, 0, false},
+		{"listpack bad encoding", blobListpack, lp(0xFFFF, []byte{0xF5}), true, 0, false},
+		{"ziplist header", blobZiplist, zl(2, zstr("a"), []byte{0xF3}), true, 2, true},
+		{"ziplist 65535 walked", blobZiplist, zl(0xFFFF, zstr("a"), []byte{0xF3}, []byte{0xC0, 1, 0}, []byte{0xFE, 9}), true, 4, true},
+		{"intset", blobIntset, []byte{2, 0, 0, 0, 3, 0, 0, 0, 1, 0, 2, 0, 3, 0}, true, 3, true},
+		{"zipmap header", blobZipmap, []byte{1, 1, 'k', 1, 0, 'v', 0xFF}, true, 1, true},
+		{"zipmap 254 walked", blobZipmap, []byte{254, 1, 'k', 1, 0, 'v', 1, 'x', 2, 1, 'a', 'b', 'z', 0xFF}, true, 2, true},
+		{"too short", blobListpack, []byte{7, 0}, true, 0, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := tc.kind.count(tc.blob, tc.whole)
+			if got != tc.want || ok != tc.ok {
+				t.Fatalf("count = %d, %v; want %d, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+// TestLZFPrefixRandom decodes prefixes of random LZF streams.
+func TestLZFPrefixRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 200; i++ {
+		src := make([]byte, 20+rng.IntN(4000))
+		for j := range src {
+			src[j] = "abcabcxyz"[rng.IntN(9)]
+		}
+		comp := lzfCompressForTest(src)
+		if comp == nil {
+			continue
+		}
+		for _, want := range []int{1, 10, len(src) / 2, len(src)} {
+			got, ok := lzfPrefix(nil, comp, want, len(src))
+			if !ok || len(got) < want || string(got) != string(src[:len(got)]) {
+				t.Fatalf("prefix %d of %d bytes: ok %v, %d bytes", want, len(src), ok, len(got))
+			}
+		}
+		if _, ok := lzfPrefix(nil, comp, len(src), len(src)-1); ok {
+			t.Fatal("decoding past the limit was not refused")
+		}
+	}
+}
+
+// lzfCompressForTest is a tiny greedy LZF encoder (3-byte matches found
+// by a map), enough to make valid streams with back references.
+func lzfCompressForTest(src []byte) []byte {
+	var out, lit []byte
+	flush := func() {
+		for len(lit) > 0 {
+			n := min(len(lit), 32)
+			out = append(append(out, byte(n-1)), lit[:n]...)
+			lit = lit[n:]
+		}
+	}
+	last := map[string]int{}
+	for i := 0; i < len(src); {
+		if i+3 <= len(src) {
+			if j, ok := last[string(src[i:i+3])]; ok && i-j-1 < 8192 {
+				n := 3
+				for i+n < len(src) && n < 264 && src[j+n] == src[i+n] {
+					n++
+				}
+				flush()
+				off := i - j - 1
+				l := n - 2
+				if l < 7 {
+					out = append(out, byte(off>>8)|byte(l<<5), byte(off))
+				} else {
+					out = append(out, byte(off>>8)|7<<5, byte(l-7), byte(off))
+				}
+				for k := i; k < i+n && k+3 <= len(src); k++ {
+					last[string(src[k:k+3])] = k
+				}
+				i += n
+				continue
+			}
+			last[string(src[i:i+3])] = i
+		}
+		lit = append(lit, src[i])
+		i++
+	}
+	flush()
+	return out
+}
+
+// TestSizeHistogram: percentiles from the fixed histogram are within the
+// bucket width (1/64) of the exact ones.
+func TestSizeHistogram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var h sizeHistogram
+	vals := make([]int64, 100000)
+	for i := range vals {
+		vals[i] = int64(rng.ExpFloat64() * 9000)
+		h.add(vals[i])
+	}
+	sort.Slice(vals, func(i, j int) bool { return vals[i] < vals[j] })
+	for _, q := range []float64{0.5, 0.9, 0.99, 1} {
+		exact := vals[int(q*float64(len(vals)-1))]
+		got := h.quantile(q)
+		if got < exact || float64(got-exact) > float64(exact)/64+1 {
+			t.Errorf("q%.2f: %d, exact %d", q, got, exact)
+		}
+	}
+	for v := int64(0); v < 1<<20; v += 1 + v/7 {
+		if b := histBucket(v); histUpper(b) < v || (b > 0 && histUpper(b-1) >= v) {
+			t.Fatalf("value %d in bucket %d [.., %d]", v, b, histUpper(b))
+		}
+	}
+}
+
+// TestPrefixCounter: exact under the bound; over it, Space-Saving still
+// finds the heavy prefixes and its error bounds hold.
+func TestPrefixCounter(t *testing.T) {
+	p := newPrefixCounter(100, ":")
+	for i := 0; i < 1000; i++ {
+		p.add([]byte(fmt.Sprintf("user:%d", i)), 10)
+		p.add([]byte(fmt.Sprintf("item:%d", i)), 1)
+	}
+	p.add([]byte("nosep"), 5)
+	top := p.top(3)
+	want := []PrefixInfo{{Prefix: "user", Keys: 1000, Bytes: 10000}, {Prefix: "item", Keys: 1000, Bytes: 1000}, {Prefix: "nosep", Keys: 1, Bytes: 5}}
+	if !reflect.DeepEqual(top, want) || p.evicted {
+		t.Fatalf("top = %+v", top)
+	}
+
+	p = newPrefixCounter(50, ":")
+	for i := 0; i < 5000; i++ {
+		p.add([]byte(fmt.Sprintf("junk%d", i)), 1)
+		if i%10 == 0 {
+			p.add([]byte("heavy:x"), 100)
+		}
+	}
+	top = p.top(1)
+	if !p.evicted || top[0].Prefix != "heavy" || top[0].Bytes-top[0].Error > 50000 || top[0].Bytes < 50000 {
+		t.Fatalf("top = %+v", top)
+	}
+}
+
+// TestMemoryFormulaMatchesProfiler: the list memory Analyze computes from
+// node sizes equals what hdt3213/rdb's memory profiler computes by
+// decoding the list, within 1%, for every quicklist of PACKED nodes in the
+// generated corpus (PLAIN nodes: the profiler mis-indexes them).
+func TestMemoryFormulaMatchesProfiler(t *testing.T) {
+	for _, cf := range corpusFiles(t) {
+		if cf.Folder != "generated" {
+			continue
+		}
+		t.Run(cf.Name, func(t *testing.T) {
+			f, err := os.Open(cf.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			r, err := NewReader(f, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := newMemProfiler(r.Header(), 1<<30, 1)
+			var formula, profiler int64
+			lists := 0
+			for lists < 200 {
+				rec, err := r.Next()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rec.Kind != KindKey || rec.Type != TypeListQuicklist2 {
+					continue
+				}
+				count, _ := r.Nodes()
+				buf := AppendLen(nil, count)
+				var lm listMemory
+				plain := false
+				for {
+					n, err := r.NextNode()
+					if err != nil {
+						break
+					}
+					plain = plain || n.Container == 1
+					lm.nodes++
+					lm.packed += int64(n.ULen)
+					buf = append(append(buf, n.Raw...), n.Data...)
+				}
+				if plain {
+					continue
+				}
+				pm, ok := m.size(rec.Type, rec.Key, rec.Expire, buf)
+				if !ok {
+					t.Fatalf("profiler refused list %q", rec.Key)
+				}
+				formula += m.keyMemory(rec.Key, rec.Expire) + lm.bytes(rec.Type)
+				profiler += pm
+				lists++
+			}
+			if lists > 0 && (formula < profiler*99/100 || formula > profiler*101/100) {
+				t.Fatalf("%d lists: formula %d, profiler %d", lists, formula, profiler)
+			}
+			t.Logf("%d lists: formula %d, profiler %d", lists, formula, profiler)
+		})
+	}
+}
+
+// TestStringMemoryMatchesProfiler: string keys costed without decoding
+// (their length, whether they read as an integer) equal the profiler's
+// result on the decoded value.
+func TestStringMemoryMatchesProfiler(t *testing.T) {
+	m := newMemProfiler(Header{Magic: "REDIS0011", Version: 11}, 1<<20, 1)
+	for _, tc := range []struct {
+		name, key string
+		stored    []byte // the value as stored
+		length    int64
+		integer   bool
+		expire    int64
+	}{
+		{"short", "k", append([]byte{1}, 'v'), 1, false, -1},
+		{"300 bytes with TTL", "a-longer-key-name:with:parts", append(AppendLen(nil, 300), make([]byte, 300)...), 300, false, 1700000000000},
+		{"INT16", "n", []byte{0xC1, 0x39, 0x30}, 5, true, -1},
+		{"digits stored raw", "m", append([]byte{14}, "12345678901234"...), 14, true, -1},
+		{"integer key", "12345", append([]byte{3}, "abc"...), 3, false, -1},
+		{"70000 bytes", "big", append(AppendLen(nil, 70000), make([]byte, 70000)...), 70000, false, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, ok := m.size(TypeString, []byte(tc.key), tc.expire, tc.stored)
+			if !ok {
+				t.Fatal("profiler refused the value")
+			}
+			if got := m.stringMemory([]byte(tc.key), tc.expire, tc.length, tc.integer); got != want {
+				t.Fatalf("%d, profiler %d", got, want)
+			}
+		})
+	}
+}
+
+// TestAnalyzeDamaged: flipped bytes anywhere in real files give an error
+// or a result, never a panic (nor an allocation the size of a bogus
+// length).
+func TestAnalyzeDamaged(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, cf := range corpusFiles(t) {
+		if cf.CorruptByDesign() {
+			continue
+		}
+		data, err := os.ReadFile(cf.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) > 1<<20 {
+			continue
+		}
+		t.Run(cf.Name, func(t *testing.T) {
+			for i := 0; i < 20; i++ {
+				d := bytes.Clone(data)
+				for j := 0; j < 1+rng.IntN(3); j++ {
+					d[9+rng.IntN(len(d)-9)] ^= byte(1 + rng.IntN(255))
+				}
+				r, err := NewReader(bytes.NewReader(d), Options{Cap: 1 << 20, IgnoreChecksum: true})
+				if err != nil {
+					continue
+				}
+				a, _ := Analyze(r, AnalyzeOptions{MemEvery: 1})
+				if a == nil {
+					t.Fatal("no analysis returned")
+				}
+			}
+		})
+	}
+}
