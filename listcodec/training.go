@@ -107,7 +107,7 @@ func (n *nodeSampler) build(opt CompressOptions) (*Dict, string, error) {
 	if len(samples) == 0 {
 		return nil, "no list nodes to train on: nothing compressed", nil
 	}
-	p := train.Params{DictSize: opt.Train.DictSize, Seed: opt.Train.Seed, Level: opt.Level}
+	p := train.Params{DictSize: dictSizeFor(opt.Train.DictSize, n.raw), Seed: opt.Train.Seed, Level: opt.Level}
 	b, err := buildDict(samples, p)
 	if errors.Is(err, train.ErrTooFewSamples) {
 		return nil, "too little list data to train a dictionary: nothing compressed", nil
@@ -129,7 +129,23 @@ func (n *nodeSampler) build(opt CompressOptions) (*Dict, string, error) {
 		return nil, fmt.Sprintf("zstd saves under %.0f%% of the stored list nodes (%d -> %d bytes on the sample): copied unchanged",
 			opt.Train.MinGain*100, before, after), nil
 	}
+	// The dictionary is written into the file: the nodes seen must save
+	// more than it costs.
+	if saved := float64(n.stored) * float64(before-after) / float64(before); saved <= float64(len(d.Bytes)) {
+		return nil, fmt.Sprintf("the %d-byte dictionary would cost more than the ~%.0f bytes it saves: copied unchanged",
+			len(d.Bytes), saved), nil
+	}
 	return d, "", nil
+}
+
+// dictSizeFor shrinks the dictionary for little list data: zstd's own
+// advice is a dictionary of about a tenth (or less) of the data it serves.
+func dictSizeFor(want int, rawBytes int64) int {
+	const floor = 4 << 10
+	if want <= 0 {
+		want = train.DefaultDictSize
+	}
+	return int(max(min(int64(want), rawBytes/10), floor))
 }
 
 // buildDict runs the trainer, turning a panic into an error.

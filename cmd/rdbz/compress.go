@@ -55,6 +55,13 @@ func runCompress(c *cli.Context) error {
 		Train: listcodec.TrainOptions{DictSize: c.Int("dict-size"), SampleBytes: c.Int64("sample-bytes"),
 			TrainBytes: c.Int64("train-bytes"), Seed: c.Int64("seed"), Stream: c.Bool("stream")},
 	}
+	// The heap holds the training sample (or, on a stream, the held
+	// records and their sample), the trainer's tables, and the queue.
+	held := opt.Train.SampleBytes
+	if opt.Train.Stream || c.Args().First() == "-" {
+		held = 2*opt.Train.TrainBytes + int64(opt.Cap)
+	}
+	limitMemory(held + opt.QueueBytes + whatIfHeadroom)
 	if p := c.String("dict"); p != "" {
 		d, err := listcodec.ReadDictFile(p)
 		if err != nil {
