@@ -23,8 +23,8 @@ import (
 const (
 	hashPrime      = 0xCF1BBCDCB7A56463 // multiplier of zstd's 8-byte hash
 	invalidHash    = ^uint32(0)
-	maxZeroScore   = 10 // rounds of empty epochs before giving up, as zstd
 	minEpochFactor = 10 // an epoch is at least this many k long, as zstd
+	maxZeroRun     = 10 // epochs in a row without content before giving up, as zstd
 )
 
 // corpus is the training data laid out for d-mer hashing.
@@ -66,7 +66,8 @@ func (h hasher) at(pos int) uint32 {
 
 // countFreqs returns, for every hash value, the number of samples that
 // contain a d-mer with that hash (or, with perSample false, the number of
-// occurrences, as zstd counts them).
+// occurrences, as zstd counts them), in the high half of a picker table
+// entry (see picker.table), saturating at 0xFFFF.
 func (c *corpus) countFreqs(d int, f uint, perSample bool) []uint32 {
 	freqs := make([]uint32, 1<<f)
 	h := newHasher(c, d, f)
@@ -89,6 +90,9 @@ func (c *corpus) countFreqs(d int, f uint, perSample bool) []uint32 {
 		}
 		start = end
 	}
+	for i, n := range freqs {
+		freqs[i] = min(n, freqMax) << 16
+	}
 	return freqs
 }
 
@@ -101,37 +105,36 @@ type segment struct {
 // picker selects content for one (k, d) pair. It owns scratch memory and may
 // be reused for several runs with the same f.
 type picker struct {
-	c        *corpus
-	f        uint
-	freqs    []uint32 // working copy of the counts, zeroed as d-mers are used
-	inWindow []uint32 // how often each hash occurs in the sliding window
-	ring     []uint32 // hashes of the positions in the window (invalidHash: none)
+	c *corpus
+	f uint
+	// table holds, for each hash, the d-mer count in its high 16 bits (a
+	// working copy, zeroed as d-mers are used) and how often the hash occurs
+	// in the sliding window in its low 16 bits (k < 2^16): one memory access
+	// serves both, which matters as the accesses are random.
+	table []uint32
+	ring  []uint32 // hashes of the positions in the window (invalidHash: none)
 }
 
+const (
+	freqMax    = 0xFFFF
+	windowMask = 0xFFFF
+)
+
 func newPicker(c *corpus, f uint) *picker {
-	return &picker{c: c, f: f, freqs: make([]uint32, 1<<f), inWindow: make([]uint32, 1<<f)}
+	return &picker{c: c, f: f, table: make([]uint32, 1<<f)}
 }
 
 // pickOptions are the knobs of one selection run.
 type pickOptions struct {
 	k, d     int
 	capacity int // bytes of content to select at most
-	// sortByScore orders the picked segments by score (best last) instead of
-	// by the order in which they were picked (first picked last).
-	sortByScore bool
-}
-
-type picked struct {
-	bytes []byte
-	score uint64
-	order int
 }
 
 // pick runs the selection and returns the content, most valuable bytes last.
 func (p *picker) pick(base []uint32, o pickOptions) []byte {
 	c := p.c
 	k, d := o.k, o.d
-	copy(p.freqs, base)
+	copy(p.table, base)
 	h := newHasher(c, d, p.f)
 	nbDmers := c.size - d + 1
 	if nbDmers <= 0 || o.capacity <= 0 {
@@ -151,7 +154,7 @@ func (p *picker) pick(base []uint32, o pickOptions) []byte {
 		numEpochs = max(1, nbDmers/epochSize)
 	}
 
-	var segs []picked
+	var segs [][]byte // in the order picked
 	remaining := o.capacity
 	zeroRun := 0
 	for epoch := 0; remaining > 0; epoch = (epoch + 1) % numEpochs {
@@ -162,8 +165,8 @@ func (p *picker) pick(base []uint32, o pickOptions) []byte {
 		}
 		seg := p.bestSegment(h, begin, end, dmersInK, d)
 		if seg.score == 0 {
-			zeroRun++
-			if zeroRun >= maxZeroScore {
+			// Other epochs may still have content, but not for long.
+			if zeroRun++; zeroRun >= maxZeroRun {
 				break
 			}
 			continue
@@ -173,16 +176,13 @@ func (p *picker) pick(base []uint32, o pickOptions) []byte {
 		if n < d {
 			break
 		}
-		segs = append(segs, picked{bytes: c.data[seg.begin : seg.begin+n], score: seg.score, order: len(segs)})
+		segs = append(segs, c.data[seg.begin:seg.begin+n])
 		remaining -= n
 	}
-	if o.sortByScore {
-		sort.SliceStable(segs, func(i, j int) bool { return segs[i].score > segs[j].score })
-	}
-	// segs[0] is the most valuable: it goes last.
+	// The first picked is the most valuable: it goes last.
 	out := make([]byte, 0, o.capacity-remaining)
 	for _, s := range slices.Backward(segs) {
-		out = append(out, s.bytes...)
+		out = append(out, s...)
 	}
 	return out
 }
@@ -203,29 +203,43 @@ func (c *corpus) valid(pos, d int, si *int) bool {
 // d-mers are then zeroed.
 func (p *picker) bestSegment(h hasher, begin, end, dmersInK, d int) segment {
 	c := p.c
-	ring := p.ring
+	ring, table := p.ring, p.table
 	rn := len(ring)
 	si := sort.SearchInts(c.ends, begin+1)
+	sampleEnd := c.ends[si]
 	best := segment{begin: begin, end: begin}
 	var score uint64
-	wb := begin // window is [wb, we)
+	wb := begin        // window is [wb, we)
+	head, tail := 0, 0 // ring slots of we and wb
 	for we := begin; we < end; {
-		x := invalidHash
-		if c.valid(we, d, &si) {
-			x = h.at(we)
-			if p.inWindow[x] == 0 {
-				score += uint64(p.freqs[x])
-			}
-			p.inWindow[x]++
+		for we >= sampleEnd {
+			si++
+			sampleEnd = c.ends[si]
 		}
-		ring[we%rn] = x
+		x := invalidHash
+		if we+d <= sampleEnd {
+			x = h.at(we)
+			e := table[x]
+			if e&windowMask == 0 {
+				score += uint64(e >> 16)
+			}
+			table[x] = e + 1
+		}
+		ring[head] = x
+		if head++; head == rn {
+			head = 0
+		}
 		we++
 		if we-wb > dmersInK {
-			if y := ring[wb%rn]; y != invalidHash {
-				p.inWindow[y]--
-				if p.inWindow[y] == 0 {
-					score -= uint64(p.freqs[y])
+			if y := ring[tail]; y != invalidHash {
+				e := table[y] - 1
+				table[y] = e
+				if e&windowMask == 0 {
+					score -= uint64(e >> 16)
 				}
+			}
+			if tail++; tail == rn {
+				tail = 0
 			}
 			wb++
 		}
@@ -235,8 +249,11 @@ func (p *picker) bestSegment(h hasher, begin, end, dmersInK, d int) segment {
 	}
 	// Empty the window counters for the next call.
 	for ; wb < end; wb++ {
-		if y := ring[wb%rn]; y != invalidHash {
-			p.inWindow[y]--
+		if y := ring[tail]; y != invalidHash {
+			table[y]--
+		}
+		if tail++; tail == rn {
+			tail = 0
 		}
 	}
 	if best.score == 0 {
@@ -245,22 +262,23 @@ func (p *picker) bestSegment(h hasher, begin, end, dmersInK, d int) segment {
 	// Trim positions whose d-mers add nothing (used, or spanning samples).
 	si = sort.SearchInts(c.ends, best.begin+1)
 	for best.begin < best.end {
-		if c.valid(best.begin, d, &si) && p.freqs[h.at(best.begin)] != 0 {
+		if c.valid(best.begin, d, &si) && table[h.at(best.begin)]>>16 != 0 {
 			break
 		}
 		best.begin++
 	}
 	for best.end > best.begin {
 		s2 := sort.SearchInts(c.ends, best.end)
-		if c.valid(best.end-1, d, &s2) && p.freqs[h.at(best.end-1)] != 0 {
+		if c.valid(best.end-1, d, &s2) && table[h.at(best.end-1)]>>16 != 0 {
 			break
 		}
 		best.end--
 	}
+	// The d-mers taken score nothing from now on.
 	si = sort.SearchInts(c.ends, best.begin+1)
 	for pos := best.begin; pos < best.end; pos++ {
 		if c.valid(pos, d, &si) {
-			p.freqs[h.at(pos)] = 0
+			table[h.at(pos)] &= windowMask
 		}
 	}
 	return best

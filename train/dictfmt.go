@@ -21,14 +21,12 @@ const (
 
 // dictParts locates the sections of a zstd dictionary.
 type dictParts struct {
-	id              uint32
-	huf, of, ml, ll []byte // table descriptions, as stored
-	ofNorm, mlNorm  []int16
-	llNorm          []int16
-	ofLog, mlLog    uint
-	llLog           uint
-	offsets         [3]uint32
-	content         []byte
+	id                     uint32
+	huf, of, ml, ll        []byte  // table descriptions, as stored
+	ofNorm, mlNorm, llNorm []int16 // the FSE tables read back (by parseDict only)
+	ofLog, mlLog, llLog    uint
+	offsets                [3]uint32
+	content                []byte
 }
 
 // parseDict splits a zstd dictionary into its parts.

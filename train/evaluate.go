@@ -86,3 +86,44 @@ func compressedSize(dict []byte, samples [][]byte, level zstd.EncoderLevel) (int
 	}
 	return total, nil
 }
+
+// coder is one encoder reused for many dictionaries: building a zstd encoder
+// allocates several MiB, switching its dictionary does not.
+type coder struct {
+	enc *zstd.Encoder
+}
+
+func newCoder(level zstd.EncoderLevel) (*coder, error) {
+	enc, err := zstd.NewWriter(nil,
+		zstd.WithEncoderLevel(level),
+		zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderCRC(false),
+		zstd.WithEncoderDictRaw(MinID, make([]byte, minSampleLen)))
+	if err != nil {
+		return nil, err
+	}
+	return &coder{enc: enc}, nil
+}
+
+func (c *coder) close() { c.enc.Close() }
+
+// useRaw makes content the encoder's raw-content dictionary.
+func (c *coder) useRaw(content []byte) error {
+	return c.enc.ResetWithOptions(nil, zstd.WithEncoderDictRaw(MinID, content))
+}
+
+// useDict makes dict the encoder's dictionary.
+func (c *coder) useDict(dict []byte) error {
+	return c.enc.ResetWithOptions(nil, zstd.WithEncoderDict(dict))
+}
+
+// size returns the total size of one frame per sample.
+func (c *coder) size(samples [][]byte) int64 {
+	var total int64
+	var buf []byte
+	for _, s := range samples {
+		buf = c.enc.EncodeAll(s, buf[:0])
+		total += int64(len(buf))
+	}
+	return total
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 )
 
 // This file implements the parts of zstd's FSE entropy coding (RFC 8878,
@@ -111,6 +112,9 @@ func normalizeSlow(norm []int16, count []uint32, total uint64, tableLog uint) er
 	toDistribute := (uint64(1) << tableLog) - distributed
 	if total == 0 {
 		// Every symbol is rare: give the remaining states one by one.
+		if !slices.ContainsFunc(norm, func(n int16) bool { return n > 0 }) {
+			return errors.New("fse: normalization failed")
+		}
 		for i := 0; toDistribute > 0; i = (i + 1) % len(norm) {
 			if norm[i] > 0 {
 				norm[i]++

@@ -3,24 +3,24 @@ package train
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
+// TestNCountRewriteZstdTables reads the FSE tables of a dictionary made by
+// zstd --train and writes them again: the bytes must be identical.
 func TestNCountRewriteZstdTables(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(os.TempDir(), "rdbz-train-exp", "*.zstd"))
-	if len(files) == 0 {
-		t.Skip("no cached zstd dictionaries")
+	if _, err := os.Stat(zstdCLI); err != nil {
+		t.Skipf("%s not found", zstdCLI)
 	}
-	for _, f := range files {
-		d, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ds := range datasets {
+		samples := ds.gen(3, 256<<10)
+		d, _ := zstdTrain(t, samples, 8<<10, 40000)
 		p, err := parseDict(d)
 		if err != nil {
-			t.Fatalf("%s: %v", f, err)
+			t.Fatalf("%s: %v", ds.name, err)
 		}
 		for _, x := range []struct {
 			name string
@@ -28,15 +28,37 @@ func TestNCountRewriteZstdTables(t *testing.T) {
 			norm []int16
 			log  uint
 		}{{"of", p.of, p.ofNorm, p.ofLog}, {"ml", p.ml, p.mlNorm, p.mlLog}, {"ll", p.ll, p.llNorm, p.llLog}} {
-			got := writeNCount(nil, x.norm, x.log)
-			if !bytes.Equal(got, x.raw) {
-				t.Errorf("%s %s: rewrite %x, want %x (norm %v)", filepath.Base(f), x.name, got, x.raw, x.norm)
+			if got := writeNCount(nil, x.norm, x.log); !bytes.Equal(got, x.raw) {
+				t.Errorf("%s %s: rewrite %x, want %x (norm %v)", ds.name, x.name, got, x.raw, x.norm)
 			}
 		}
 		if !bytes.Equal(p.assemble(), d) {
-			t.Errorf("%s: reassembly differs", f)
+			t.Errorf("%s: reassembly differs", ds.name)
 		}
-		t.Logf("%s: huf %d of %d ml %d ll %d offsets %v content %d logs %d/%d/%d", filepath.Base(f), len(p.huf), len(p.of), len(p.ml), len(p.ll), p.offsets, len(p.content), p.ofLog, p.mlLog, p.llLog)
+	}
+}
+
+// TestOwnTables checks the tables of our dictionaries parse back within
+// the limits of RFC 8878.
+func TestOwnTables(t *testing.T) {
+	for _, ds := range datasets {
+		samples := ds.gen(4, 256<<10)
+		d, err := Build(samples, Params{DictSize: 8 << 10, K: 200, D: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := parseDict(d)
+		if err != nil {
+			t.Fatalf("%s: %v", ds.name, err)
+		}
+		if p.ofLog > dictOFLog || p.mlLog > dictMLLog || p.llLog > dictLLLog {
+			t.Errorf("%s: table logs %d/%d/%d", ds.name, p.ofLog, p.mlLog, p.llLog)
+		}
+		if p.offsets != [3]uint32{1, 4, 8} || len(d) != 8<<10 {
+			t.Errorf("%s: offsets %v, size %d", ds.name, p.offsets, len(d))
+		}
+		t.Logf("%s: huffman %d B, of %d B (log %d), ml %d B (log %d), ll %d B (log %d)",
+			ds.name, len(p.huf), len(p.of), p.ofLog, len(p.ml), p.mlLog, len(p.ll), p.llLog)
 	}
 }
 
@@ -59,11 +81,13 @@ func TestSeqStatsDecodesFrames(t *testing.T) {
 		var buf []byte
 		for i, s := range samples {
 			buf = enc.EncodeAll(s, buf[:0])
-			if err := st.addFrame(buf, dictSeqTables(p)); err != nil {
+			if err := st.addFrame(buf, s, dictSeqTables(p)); err != nil {
 				t.Fatalf("sample %d (dict %v): %v", i, d != nil, err)
 			}
 		}
-		t.Logf("dict=%v: %d sequences, ll %v, ml %v, of %v", d != nil, st.n, st.ll, st.ml, st.of)
+		if st.n == 0 || st.blocks == 0 {
+			t.Errorf("dict=%v: no sequences read", d != nil)
+		}
 	}
 }
 
@@ -111,6 +135,46 @@ func TestNormalizeCounts(t *testing.T) {
 			back, log, n, err := readNCount(desc, len(norm)-1)
 			if err != nil || log != tt.log || n != len(desc) || !slices.Equal(back, norm) {
 				t.Fatalf("round trip: %v %d %d %v, want %v %d %d", back, log, n, err, norm, tt.log, len(desc))
+			}
+		})
+	}
+}
+
+// TestRawDictSameParse checks the premise of collectStats: the encoder
+// emits the same sequences with the content as a raw dictionary as with the
+// finished dictionary, whose tables it may use.
+func TestRawDictSameParse(t *testing.T) {
+	samples := jsonEvents(6, 512<<10)
+	for _, level := range []zstd.EncoderLevel{zstd.SpeedFastest, zstd.SpeedDefault, zstd.SpeedBetterCompression} {
+		t.Run(level.String(), func(t *testing.T) {
+			dict, err := Build(samples, Params{DictSize: 16 << 10, K: 512, D: 7, Level: level})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := parseDict(dict)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cd, err := newCoder(level)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cd.close()
+			raw, err := collectStats(cd, p.content, samples)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cd.useDict(dict); err != nil {
+				t.Fatal(err)
+			}
+			var full codeStats
+			for _, s := range samples {
+				if err := full.addFrame(cd.enc.EncodeAll(s, nil), s, dictSeqTables(p)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if raw.ll != full.ll || raw.ml != full.ml || raw.of != full.of || raw.lit != full.lit {
+				t.Errorf("sequences differ: %d vs %d", raw.n, full.n)
 			}
 		})
 	}

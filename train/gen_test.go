@@ -132,7 +132,9 @@ func (lp *listpack) add(s string) {
 }
 
 func (lp *listpack) bytes() []byte {
-	out := append(lp.buf, 0xFF)
+	out := make([]byte, len(lp.buf), len(lp.buf)+1)
+	copy(out, lp.buf)
+	out = append(out, 0xFF)
 	binary.LittleEndian.PutUint32(out[0:], uint32(len(out)))
 	n := min(lp.n, 65535)
 	binary.LittleEndian.PutUint16(out[4:], uint16(n))

@@ -7,14 +7,16 @@ import (
 	"math/bits"
 )
 
-// This file reads back the sequence codes of zstd frames (RFC 8878 section
+// This file reads back the sequences of zstd frames (RFC 8878 section
 // 3.1.1.3.2): compressing samples with the encoder the dictionary will serve
-// and counting the literal-length, match-length and offset codes it emitted
-// gives exact statistics for the dictionary's FSE tables. Only the codes are
-// decoded; extra bits are skipped, literals are not decoded.
+// and counting the literal-length, match-length and offset codes it emitted,
+// and the literal bytes, gives exact statistics for the dictionary's entropy
+// tables. Literals are not decoded: knowing the sample and the literal and
+// match lengths, they are read from the sample itself.
 
-// codeStats counts sequence codes.
+// codeStats counts sequence codes and literals.
 type codeStats struct {
+	lit    [256]uint64
 	ll     [maxLLCode + 1]uint64
 	ml     [maxMLCode + 1]uint64
 	of     [maxOFCode + 1]uint64
@@ -30,6 +32,14 @@ var (
 	mlExtraBits = [maxMLCode + 1]uint8{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 		1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+
+	llBase = [maxLLCode + 1]uint32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+		16, 18, 20, 22, 24, 28, 32, 40, 48, 64, 128, 256, 512, 1024, 2048, 4096,
+		8192, 16384, 32768, 65536}
+	mlBase = [maxMLCode + 1]uint32{3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18,
+		19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34,
+		35, 37, 39, 41, 43, 47, 51, 59, 67, 83, 99, 131, 259, 515, 1027, 2051,
+		4099, 8195, 16387, 32771, 65539}
 
 	// Predefined distributions (RFC 8878 3.1.1.3.2.2).
 	llDefaultNorm = []int16{4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1,
@@ -63,9 +73,10 @@ func dictSeqTables(p dictParts) seqTables {
 	return seqTables{ll: &ll, of: &of, ml: &ml}
 }
 
-// addFrame counts the sequence codes of one zstd frame. dict holds the
-// tables a first block may repeat (those of the dictionary the frame uses).
-func (st *codeStats) addFrame(frame []byte, dict seqTables) error {
+// addFrame counts the sequence codes and literals of one zstd frame made
+// from src. dict holds the tables a first block may repeat (those of the
+// dictionary the frame uses, if any).
+func (st *codeStats) addFrame(frame, src []byte, dict seqTables) error {
 	if len(frame) < 6 || binary.LittleEndian.Uint32(frame) != 0xFD2FB528 {
 		return errors.New("not a zstd frame")
 	}
@@ -89,6 +100,7 @@ func (st *codeStats) addFrame(frame []byte, dict seqTables) error {
 		pos += 8
 	}
 	tables := dict
+	at := 0 // position in src of the current block
 	for {
 		if pos+3 > len(frame) {
 			return errors.New("frame truncated")
@@ -99,33 +111,41 @@ func (st *codeStats) addFrame(frame []byte, dict seqTables) error {
 		switch typ {
 		case 0: // raw
 			pos += size
+			at += size
 		case 1: // RLE
 			pos++
+			at += size
 		case 2:
 			if pos+size > len(frame) {
 				return errors.New("block truncated")
 			}
-			if err := st.addBlock(frame[pos:pos+size], &tables); err != nil {
+			n, err := st.addBlock(frame[pos:pos+size], src[min(at, len(src)):], &tables)
+			if err != nil {
 				return err
 			}
 			pos += size
+			at += n
 		default:
 			return errors.New("reserved block type")
 		}
 		if last {
+			if at != len(src) {
+				return fmt.Errorf("frame decodes to %d bytes, want %d", at, len(src))
+			}
 			return nil
 		}
 	}
 }
 
-// addBlock counts the sequence codes of one compressed block.
-func (st *codeStats) addBlock(b []byte, t *seqTables) error {
-	// Literals section: only its size matters here.
+// addBlock counts the sequence codes and literals of one compressed block
+// whose content starts at src, and returns the block's decompressed size.
+func (st *codeStats) addBlock(b, src []byte, t *seqTables) (int, error) {
+	// Literals section: only its sizes matter here.
 	if len(b) < 1 {
-		return errors.New("empty block")
+		return 0, errors.New("empty block")
 	}
 	h := b[0]
-	var n int
+	var n, nLit int
 	switch typ, sf := h&3, (h>>2)&3; typ {
 	case 0, 1: // raw, RLE
 		var hdr, regen int
@@ -134,12 +154,12 @@ func (st *codeStats) addBlock(b []byte, t *seqTables) error {
 			hdr, regen = 1, int(h>>3)
 		case 1:
 			if len(b) < 2 {
-				return errors.New("literals header truncated")
+				return 0, errors.New("literals header truncated")
 			}
 			hdr, regen = 2, int(h>>4)+int(b[1])<<4
 		case 3:
 			if len(b) < 3 {
-				return errors.New("literals header truncated")
+				return 0, errors.New("literals header truncated")
 			}
 			hdr, regen = 3, int(h>>4)+int(b[1])<<4+int(b[2])<<12
 		}
@@ -148,6 +168,7 @@ func (st *codeStats) addBlock(b []byte, t *seqTables) error {
 		} else {
 			n = hdr + 1
 		}
+		nLit = regen
 	default: // compressed, treeless
 		var v uint64
 		for i := range min(len(b), 5) {
@@ -155,39 +176,40 @@ func (st *codeStats) addBlock(b []byte, t *seqTables) error {
 		}
 		switch sf {
 		case 0, 1:
-			n = 3 + int((v>>14)&0x3FF)
+			n, nLit = 3+int((v>>14)&0x3FF), int((v>>4)&0x3FF)
 		case 2:
-			n = 4 + int((v>>18)&0x3FFF)
+			n, nLit = 4+int((v>>18)&0x3FFF), int((v>>4)&0x3FFF)
 		case 3:
-			n = 5 + int((v>>22)&0x3FFFF)
+			n, nLit = 5+int((v>>22)&0x3FFFF), int((v>>4)&0x3FFFF)
 		}
 	}
 	if n > len(b) {
-		return errors.New("literals section truncated")
+		return 0, errors.New("literals section truncated")
 	}
 	s := b[n:]
 	if len(s) < 1 {
-		return errors.New("sequences section missing")
+		return 0, errors.New("sequences section missing")
 	}
 	var nbSeq int
 	switch {
 	case s[0] == 0:
-		return nil
+		st.addLiterals(src, nLit)
+		return nLit, nil
 	case s[0] < 128:
 		nbSeq, s = int(s[0]), s[1:]
 	case s[0] < 255:
 		if len(s) < 2 {
-			return errors.New("sequences header truncated")
+			return 0, errors.New("sequences header truncated")
 		}
 		nbSeq, s = int(s[0]-128)<<8+int(s[1]), s[2:]
 	default:
 		if len(s) < 3 {
-			return errors.New("sequences header truncated")
+			return 0, errors.New("sequences header truncated")
 		}
 		nbSeq, s = int(s[1])+int(s[2])<<8+0x7F00, s[3:]
 	}
 	if len(s) < 1 {
-		return errors.New("sequences header truncated")
+		return 0, errors.New("sequences header truncated")
 	}
 	modes := s[0]
 	s = s[1:]
@@ -220,37 +242,44 @@ func (st *codeStats) addBlock(b []byte, t *seqTables) error {
 		return nil
 	}
 	if err := table(modes>>6, &llDefaultTable, &t.ll, maxLLCode); err != nil {
-		return fmt.Errorf("literal lengths table: %w", err)
+		return 0, fmt.Errorf("literal lengths table: %w", err)
 	}
 	if err := table((modes>>4)&3, &ofDefaultTable, &t.of, maxOFCode); err != nil {
-		return fmt.Errorf("offsets table: %w", err)
+		return 0, fmt.Errorf("offsets table: %w", err)
 	}
 	if err := table((modes>>2)&3, &mlDefaultTable, &t.ml, maxMLCode); err != nil {
-		return fmt.Errorf("match lengths table: %w", err)
+		return 0, fmt.Errorf("match lengths table: %w", err)
 	}
 	br, err := newBackReader(s)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	ll, of, ml := t.ll, t.of, t.ml
+	pos, litSeen := 0, 0 // position in src, literals so far
 	llState := br.read(ll.tableLog)
 	ofState := br.read(of.tableLog)
 	mlState := br.read(ml.tableLog)
 	for i := range nbSeq {
 		if int(llState) >= len(ll.symbol) || int(ofState) >= len(of.symbol) || int(mlState) >= len(ml.symbol) {
-			return errors.New("bad FSE state")
+			return 0, errors.New("bad FSE state")
 		}
 		llc, ofc, mlc := ll.symbol[llState], of.symbol[ofState], ml.symbol[mlState]
 		if int(llc) > maxLLCode || int(mlc) > maxMLCode || int(ofc) > maxOFCode {
-			return errors.New("sequence code out of range")
+			return 0, errors.New("sequence code out of range")
 		}
 		st.ll[llc]++
 		st.ml[mlc]++
 		st.of[ofc]++
 		st.n++
 		br.skip(uint(ofc))
-		br.skip(uint(mlExtraBits[mlc]))
-		br.skip(uint(llExtraBits[llc]))
+		mlen := int(mlBase[mlc] + br.read(uint(mlExtraBits[mlc])))
+		llen := int(llBase[llc] + br.read(uint(llExtraBits[llc])))
+		if llen > nLit-litSeen || pos+llen+mlen > len(src) {
+			return 0, errors.New("sequence beyond the block")
+		}
+		st.addLiterals(src[pos:], llen)
+		litSeen += llen
+		pos += llen + mlen
 		if i == nbSeq-1 {
 			break
 		}
@@ -259,9 +288,22 @@ func (st *codeStats) addBlock(b []byte, t *seqTables) error {
 		ofState = uint32(of.newState[ofState]) + br.read(uint(of.nbBits[ofState]))
 	}
 	if br.pos != 0 {
-		return fmt.Errorf("sequence bitstream has %d bits left", br.pos)
+		return 0, fmt.Errorf("sequence bitstream has %d bits left", br.pos)
 	}
-	return nil
+	// The literals after the last sequence.
+	rest := nLit - litSeen
+	if pos+rest > len(src) {
+		return 0, errors.New("literals beyond the block")
+	}
+	st.addLiterals(src[pos:], rest)
+	return pos + rest, nil
+}
+
+// addLiterals counts the first n bytes of src as literals.
+func (st *codeStats) addLiterals(src []byte, n int) {
+	for _, c := range src[:n] {
+		st.lit[c]++
+	}
 }
 
 // backReader reads a zstd backward bitstream: from the end of the buffer,
