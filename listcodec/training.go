@@ -14,7 +14,7 @@ import (
 // none.
 type TrainOptions struct {
 	DictSize    int     // dictionary size (default train.DefaultDictSize)
-	SampleBytes int64   // file mode: node bytes sampled uniformly over the file (default 8 MiB)
+	SampleBytes int64   // file mode: node bytes sampled uniformly over the file (default 2 MiB)
 	TrainBytes  int64   // stream mode: node bytes held before training (default 16 MiB)
 	Seed        int64   // same input and seed, same dictionary
 	Stream      bool    // train from the first nodes even when the input is a file
@@ -26,7 +26,7 @@ func (o TrainOptions) withDefaults() TrainOptions {
 		o.DictSize = train.DefaultDictSize
 	}
 	if o.SampleBytes <= 0 {
-		o.SampleBytes = 8 << 20
+		o.SampleBytes = 2 << 20
 	}
 	if o.TrainBytes <= 0 {
 		o.TrainBytes = 16 << 20
