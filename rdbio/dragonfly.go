@@ -34,24 +34,15 @@ func (r *Reader) skipSBF(chunked bool) error {
 	if err := r.skipLens(3); err != nil { // prev size, cur size, max capacity
 		return err
 	}
-	k, err := r.readLen()
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < k; i++ {
+	return r.each(func() error {
 		if err := r.skipLens(1); err != nil { // hash count
 			return err
 		}
-		if !chunked {
-			err = r.skipString()
-		} else {
-			err = r.skipChunks()
+		if chunked {
+			return r.skipChunks()
 		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+		return r.skipString()
+	})
 }
 
 // skipChunks walks `len total`, then (`len chunk`, raw chunk) until total.
@@ -99,17 +90,8 @@ func (r *Reader) skipTopK() error {
 	if err := r.in.skip(8); err != nil { // decay
 		return err
 	}
-	h, err := r.readLen()
-	if err != nil {
+	if err := r.each(r.skipStringLen); err != nil { // heavy hitters
 		return err
-	}
-	for i := uint64(0); i < h; i++ {
-		if err := r.skipString(); err != nil {
-			return err
-		}
-		if err := r.skipLens(1); err != nil {
-			return err
-		}
 	}
 	n, err := r.readLen()
 	if err != nil {
@@ -122,14 +104,5 @@ func (r *Reader) skipCuckoo() error {
 	if err := r.skipLens(6); err != nil {
 		return err
 	}
-	nf, err := r.readLen()
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < nf; i++ {
-		if err := r.skipChunks(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.each(r.skipChunks)
 }

@@ -146,10 +146,8 @@ func (r *Reader) readVendor(op byte) (Kind, error) {
 // skipFunctionPreGA walks Redis 7.0-rc's FUNCTION record: name, engine,
 // a has-description flag, the description when set, and the code.
 func (r *Reader) skipFunctionPreGA() error {
-	for i := 0; i < 2; i++ {
-		if err := r.skipString(); err != nil {
-			return err
-		}
+	if err := skipN(2, r.skipString); err != nil { // name, engine
+		return err
 	}
 	hasDesc, err := r.readLen()
 	if err != nil {
@@ -167,45 +165,24 @@ func (r *Reader) skipFunctionPreGA() error {
 }
 
 func (r *Reader) skipLens(n int) error {
-	for i := 0; i < n; i++ {
-		if _, err := r.readLen(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return skipN(n, func() error { _, err := r.readLen(); return err })
 }
 
 func (r *Reader) skipSlotImport() error {
 	if err := r.skipString(); err != nil {
 		return err
 	}
-	n, err := r.readLen()
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < n; i++ {
-		if err := r.skipLens(2); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.each(func() error { return r.skipLens(2) })
 }
 
 // skipKeyMeta walks Redis 8.6 KEY_META: n × (4-byte class spec, module body).
 func (r *Reader) skipKeyMeta() error {
-	n, err := r.readLen()
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < n; i++ {
+	return r.each(func() error {
 		if err := r.in.skip(4); err != nil {
 			return err
 		}
-		if err := r.skipModuleBody(); err != nil {
-			return err
-		}
-	}
-	return nil
+		return r.skipModuleBody()
+	})
 }
 
 // skipModuleAux walks MODULE_AUX: module id, when-opcode, when, body.
@@ -282,11 +259,7 @@ func (r *Reader) skipVectorIndex() error {
 	if err := r.skipLens(1); err != nil {
 		return err
 	}
-	n, err := r.readLen()
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < n; i++ {
+	return r.each(func() error {
 		p, err := r.in.take(16) // u32 id, u64 global id, u32 level
 		if err != nil {
 			return err
@@ -301,8 +274,8 @@ func (r *Reader) skipVectorIndex() error {
 				return err
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func (r *Reader) skipShardDocIndex() error {
@@ -312,19 +285,15 @@ func (r *Reader) skipShardDocIndex() error {
 	if err := r.skipString(); err != nil {
 		return err
 	}
-	n, err := r.readLen()
-	if err != nil {
+	return r.each(r.skipStringLen)
+}
+
+// skipStringLen walks a string and a length.
+func (r *Reader) skipStringLen() error {
+	if err := r.skipString(); err != nil {
 		return err
 	}
-	for i := uint64(0); i < n; i++ {
-		if err := r.skipString(); err != nil {
-			return err
-		}
-		if err := r.skipLens(1); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.skipLens(1)
 }
 
 func le32(p []byte) uint32 {

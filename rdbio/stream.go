@@ -4,17 +4,9 @@ package rdbio
 // v1 = 15, v2 = 19, v3 = 21, v4 = 26, v5 = 27.
 func (r *Reader) skipStream(t byte) error {
 	v := streamVersion(t)
-	n, err := r.readLen()
-	if err != nil {
+	// nodes: master id, listpack
+	if err := r.each(func() error { return skipN(2, r.skipString) }); err != nil {
 		return err
-	}
-	for i := uint64(0); i < n; i++ { // master id, listpack
-		if err := r.skipString(); err != nil {
-			return err
-		}
-		if err := r.skipString(); err != nil {
-			return err
-		}
 	}
 	meta := 3 // length, last id
 	if v >= 2 {
@@ -23,14 +15,8 @@ func (r *Reader) skipStream(t byte) error {
 	if err := r.skipLens(meta); err != nil {
 		return err
 	}
-	groups, err := r.readLen()
-	if err != nil {
+	if err := r.each(func() error { return r.skipGroup(v) }); err != nil {
 		return err
-	}
-	for i := uint64(0); i < groups; i++ {
-		if err := r.skipGroup(v); err != nil {
-			return err
-		}
 	}
 	if v >= 4 {
 		return r.skipIdmp()
@@ -63,26 +49,17 @@ func (r *Reader) skipGroup(v int) error {
 	if err := r.skipLens(meta); err != nil {
 		return err
 	}
-	pel, err := r.readLen()
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < pel; i++ { // id, delivery time, delivery count
+	err := r.each(func() error { // PEL: id, delivery time, delivery count
 		if err := r.in.skip(24); err != nil {
 			return err
 		}
-		if err := r.skipLens(1); err != nil {
-			return err
-		}
+		return r.skipLens(1)
+	})
+	if err == nil {
+		err = r.each(func() error { return r.skipConsumer(v) })
 	}
-	consumers, err := r.readLen()
 	if err != nil {
 		return err
-	}
-	for i := uint64(0); i < consumers; i++ {
-		if err := r.skipConsumer(v); err != nil {
-			return err
-		}
 	}
 	if v >= 5 { // XNACK: nacked ids (16 bytes each; layout unverified)
 		return r.skipIDs()
@@ -106,16 +83,7 @@ func (r *Reader) skipConsumer(v int) error {
 
 // skipIDs walks `len n`, n × 16-byte stream ids.
 func (r *Reader) skipIDs() error {
-	n, err := r.readLen()
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < n; i++ {
-		if err := r.in.skip(16); err != nil {
-			return err
-		}
-	}
-	return nil
+	return r.each(func() error { return r.in.skip(16) })
 }
 
 // skipIdmp walks the v4+ idempotent-producer tail.
@@ -123,34 +91,19 @@ func (r *Reader) skipIdmp() error {
 	if err := r.skipLens(2); err != nil {
 		return err
 	}
-	producers, err := r.readLen()
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < producers; i++ {
+	err := r.each(func() error { // producers: pid, n × (iid, ms, seq)
 		if err := r.skipString(); err != nil {
 			return err
 		}
-		if err := r.skipLenStringsAfter(); err != nil {
-			return err
-		}
+		return r.each(func() error {
+			if err := r.skipString(); err != nil {
+				return err
+			}
+			return r.skipLens(2)
+		})
+	})
+	if err != nil {
+		return err
 	}
 	return r.skipLens(2)
-}
-
-// skipLenStringsAfter walks `len n`, n × (str, len, len).
-func (r *Reader) skipLenStringsAfter() error {
-	n, err := r.readLen()
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < n; i++ {
-		if err := r.skipString(); err != nil {
-			return err
-		}
-		if err := r.skipLens(2); err != nil {
-			return err
-		}
-	}
-	return nil
 }

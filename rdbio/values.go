@@ -141,66 +141,64 @@ func (r *Reader) skipValue(t byte) error {
 	return r.skipHFE(t)
 }
 
-// skipStrings walks `len n`, n × (per strings, then fixed raw bytes).
-func (r *Reader) skipStrings(per int, fixed uint64) error {
+// each reads a count and calls fn that many times: the shape of most
+// collections in the format.
+func (r *Reader) each(fn func() error) error {
 	n, err := r.readLen()
 	if err != nil {
 		return err
 	}
 	for i := uint64(0); i < n; i++ {
-		for j := 0; j < per; j++ {
-			if err := r.skipString(); err != nil {
-				return err
-			}
-		}
-		if fixed > 0 {
-			if err := r.in.skip(fixed); err != nil {
-				return err
-			}
+		if err := fn(); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// skipN calls fn n times.
+func skipN(n int, fn func() error) error {
+	for i := 0; i < n; i++ {
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skipStrings walks `len n`, n × (per strings, then fixed raw bytes).
+func (r *Reader) skipStrings(per int, fixed uint64) error {
+	return r.each(func() error {
+		if err := skipN(per, r.skipString); err != nil {
+			return err
+		}
+		return r.in.skip(fixed)
+	})
 }
 
 // skipZset walks type 3: members with string-encoded doubles.
 func (r *Reader) skipZset() error {
-	n, err := r.readLen()
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < n; i++ {
+	return r.each(func() error {
 		if err := r.skipString(); err != nil {
 			return err
 		}
 		b, err := r.in.byte()
-		if err != nil {
+		if err != nil || b >= 253 { // 253..255: NaN, +inf, -inf
 			return err
 		}
-		if b < 253 {
-			if err := r.in.skip(uint64(b)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+		return r.in.skip(uint64(b))
+	})
 }
 
 func (r *Reader) skipQuicklist(t byte) error {
-	n, err := r.readLen()
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < n; i++ {
+	return r.each(func() error {
 		if t == TypeListQuicklist2 {
 			if _, err := r.readLen(); err != nil {
 				return err
 			}
 		}
-		if err := r.skipString(); err != nil {
-			return err
-		}
-	}
-	return nil
+		return r.skipString()
+	})
 }
 
 // skipHFE walks the hash-field-expiry types 22..25 and Valkey's HASH_2.
@@ -228,19 +226,10 @@ func (r *Reader) skipHFE(t byte) error {
 
 // skipLenStrings walks `len n`, n × (lens lengths, then strs strings).
 func (r *Reader) skipLenStrings(lens, strs int) error {
-	n, err := r.readLen()
-	if err != nil {
-		return err
-	}
-	for i := uint64(0); i < n; i++ {
+	return r.each(func() error {
 		if err := r.skipLens(lens); err != nil {
 			return err
 		}
-		for j := 0; j < strs; j++ {
-			if err := r.skipString(); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+		return skipN(strs, r.skipString)
+	})
 }
