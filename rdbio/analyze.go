@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -245,26 +244,11 @@ func Analyze(r *Reader, opt AnalyzeOptions) (*Analysis, error) {
 	a.topB = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Bytes }}
 	a.topE = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Elements }}
 	s := &res.Summary
-	err := a.scan()
-	if errors.Is(err, ErrUnsupported) {
-		var e *Error
-		errors.As(err, &e)
-		s.Unwalked = &Unwalked{Offset: e.Offset, Reason: err.Error()}
-		var eof *Record
-		if eof, err = r.PassBody(); err == nil {
-			s.Checksum = eof.Checksum
-		}
-	}
-	if errors.Is(err, ErrChecksum) {
-		s.Checksum = ChecksumMismatch
-	}
-	s.Bytes = r.Offset()
+	err := s.finish(r, a.scan())
 	if err == nil && s.Unwalked == nil {
 		n, rerr := r.CopyRest(io.Discard)
 		res.TrailingBytes, err = n, rerr
 	}
-	s.Dragonfly = r.Dragonfly()
-	sort.Slice(s.DBs, func(i, j int) bool { return s.DBs[i].DB < s.DBs[j].DB })
 	a.finish()
 	return res, err
 }

@@ -97,7 +97,14 @@ func Summarize(r *Reader, progress func(int64)) (*Summary, error) {
 	h := r.Header()
 	s := &Summary{Magic: h.Magic, Version: h.Version, Types: map[string]*TypeSummary{},
 		dbIndex: map[uint64]*DBSummary{}, DBs: []*DBSummary{}, Aux: []AuxField{}}
-	err := s.scan(r, progress)
+	err := s.finish(r, s.scan(r, progress))
+	return s, err
+}
+
+// finish records how a walk ended: where an unknown record stopped it (the
+// rest then only checked for a valid trailer), the checksum status, the
+// bytes read; it sorts the dbs and returns the walk's error, if any.
+func (s *Summary) finish(r *Reader, err error) error {
 	if errors.Is(err, ErrUnsupported) {
 		var e *Error
 		errors.As(err, &e)
@@ -113,7 +120,7 @@ func Summarize(r *Reader, progress func(int64)) (*Summary, error) {
 	s.Bytes = r.Offset()
 	s.Dragonfly = r.Dragonfly()
 	sort.Slice(s.DBs, func(i, j int) bool { return s.DBs[i].DB < s.DBs[j].DB })
-	return s, err
+	return err
 }
 
 func (s *Summary) scan(r *Reader, progress func(int64)) error {
