@@ -87,6 +87,25 @@ func compressedSize(dict []byte, samples [][]byte, level zstd.EncoderLevel) (int
 	return total, nil
 }
 
+// storedSize is what the samples cost when each is stored either as one
+// frame (plus a few bytes of prefix) or as it is, whichever is smaller: how
+// a node-by-node compressor that keeps incompressible nodes pays.
+func storedSize(dict []byte, samples [][]byte, level zstd.EncoderLevel) (int64, error) {
+	const prefix = 4
+	enc, err := newEncoder(dict, level)
+	if err != nil {
+		return 0, err
+	}
+	defer enc.Close()
+	var total int64
+	var buf []byte
+	for _, s := range samples {
+		buf = enc.EncodeAll(s, buf[:0])
+		total += int64(min(len(buf)+prefix, len(s)))
+	}
+	return total, nil
+}
+
 // coder is one encoder reused for many dictionaries: building a zstd encoder
 // allocates several MiB, switching its dictionary does not.
 type coder struct {
