@@ -15,14 +15,11 @@ func TrailerFor(eof *Record) Trailer {
 	return TrailerCRC
 }
 
-// unchangedTrailer is the trailer of an unchanged copy: as TrailerFor, but
-// a mismatching checksum that the reader was told to ignore is kept as it
-// was, so that the copy stays byte-identical.
-func unchangedTrailer(r *Reader, eof *Record) Trailer {
-	if eof.Checksum == ChecksumMismatch {
-		return TrailerValue(r.StoredChecksum())
-	}
-	return TrailerFor(eof)
+// unchangedTrailer is the trailer of an unchanged copy: the source's own
+// checksum, which the reader has checked (or was told to ignore) — the
+// bytes are the same, so the writer need not checksum them again.
+func unchangedTrailer(r *Reader) Trailer {
+	return TrailerValue(r.StoredChecksum())
 }
 
 // Copy reads an RDB stream from src and writes it unchanged to dst: every
@@ -38,19 +35,20 @@ func Copy(dst io.Writer, src io.Reader, opt Options) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	w.crc = nil // unchanged bytes: the trailer is the source's (unchangedTrailer)
 	if err := r.SetSink(w); err != nil {
 		return 0, err
 	}
-	eof, err := Drain(r)
+	_, err = Drain(r)
 	if errors.Is(err, ErrUnsupported) {
 		// The grammar stops here, but nothing is being changed: the rest
 		// of the file is copied as it is.
-		eof, err = r.PassBody()
+		_, err = r.PassBody()
 	}
 	if err != nil {
 		return w.Written(), err
 	}
-	if err := w.Close(unchangedTrailer(r, eof)); err != nil {
+	if err := w.Close(unchangedTrailer(r)); err != nil {
 		return w.Written(), fmt.Errorf("write trailer: %w", err)
 	}
 	if _, err := r.CopyRest(restWriter{w}); err != nil {

@@ -34,7 +34,9 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 
 // Write writes raw bytes (part of records, as the Reader's sink).
 func (w *Writer) Write(p []byte) (int, error) {
-	w.crc.Write(p)
+	if w.crc != nil {
+		w.crc.Write(p)
+	}
 	n, err := w.bw.Write(p)
 	w.n += int64(n)
 	return n, err
@@ -146,7 +148,10 @@ func (w *Writer) Close(t Trailer) error {
 		return err
 	}
 	if w.hdr.HasChecksum() {
-		sum := w.crc.Sum64()
+		var sum uint64
+		if w.crc != nil {
+			sum = w.crc.Sum64()
+		}
 		switch t.kind {
 		case 1:
 			sum = 0
