@@ -29,31 +29,17 @@ func compressedSmall(t *testing.T, opt CompressOptions) []byte {
 // firstZstdNode returns the offset of the first 0xC4 node's flags byte.
 func firstZstdNode(t *testing.T, data []byte) (flags int, key string) {
 	t.Helper()
-	r, err := rdbio.NewReader(bytes.NewReader(data), rdbio.Options{})
-	if err != nil {
-		t.Fatal(err)
+	err := rdbio.ForEachNode(bytes.NewReader(data), rdbio.Options{}, func(k []byte, n *rdbio.Node) (bool, error) {
+		if n.Enc != rdbio.EncZstd {
+			return true, nil
+		}
+		flags, key = int(n.Offset)+bytes.IndexByte(n.Raw, 0xC4)+1, string(k)
+		return false, nil
+	})
+	if err != nil || key == "" {
+		t.Fatalf("no zstd node found (%v)", err)
 	}
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			t.Fatalf("no zstd node found: %v", err)
-		}
-		if rec.Kind != rdbio.KindKey || !rdbio.IsList(rec.Type) {
-			continue
-		}
-		key = string(rec.Key)
-		r.Nodes()
-		for {
-			n, err := r.NextNode()
-			if err != nil {
-				break
-			}
-			if n.Enc == rdbio.EncZstd {
-				at := int(n.Offset) + bytes.IndexByte(n.Raw, 0xC4) + 1
-				return at, key
-			}
-		}
-	}
+	return flags, key
 }
 
 func TestDecompressErrors(t *testing.T) {

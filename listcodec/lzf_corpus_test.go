@@ -25,16 +25,16 @@ func TestLZFReproducesCorpusNodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		same, diff := 0, 0
-		err = ForEachNode(f, rdbio.Options{IgnoreChecksum: true}, func(n NodeSample) (bool, error) {
-			if n.Node.Enc != rdbio.EncLZF {
+		err = rdbio.ForEachNode(f, rdbio.Options{IgnoreChecksum: true}, func(_ []byte, n *rdbio.Node) (bool, error) {
+			if n.Enc != rdbio.EncLZF || n.Data == nil {
 				return true, nil
 			}
-			raw, err = LZFDecode(raw[:0], n.Node.Data, int(n.Node.ULen))
+			raw, err = LZFDecode(raw[:0], n.Data, int(n.ULen))
 			if err != nil {
 				return false, err
 			}
 			out, _ = enc.Encode(out[:0], raw, len(raw)+len(raw)/16+64)
-			if bytes.Equal(out, n.Node.Data) {
+			if bytes.Equal(out, n.Data) {
 				same++
 			} else {
 				diff++

@@ -191,9 +191,12 @@ func gateSizes(d *Dict, samples [][]byte, stored []int64, opt CompressOptions) (
 func trainFromFile(f seekFile, opt CompressOptions) (*Dict, string, error) {
 	ns := newNodeSampler(opt.Train.SampleBytes, opt.Train.Seed)
 	it := &item{}
-	err := ForEachNode(f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, func(n NodeSample) (bool, error) {
-		it.hdr, it.buf = n.Node.Raw, n.Node.Data
-		it.node = nodeIn{enc: n.Node.Enc, ulen: n.Node.ULen, key: n.Key, offset: n.Node.Offset}
+	err := rdbio.ForEachNode(f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, func(key []byte, n *rdbio.Node) (bool, error) {
+		if n.Data == nil {
+			return true, nil // over the cap: never compressed
+		}
+		it.hdr, it.buf = n.Raw, n.Data
+		it.node = nodeIn{enc: n.Enc, ulen: n.ULen, key: key, offset: n.Offset}
 		return true, ns.add(it)
 	})
 	if err != nil {
@@ -207,59 +210,6 @@ func trainFromFile(f seekFile, opt CompressOptions) (*Dict, string, error) {
 		return nil, "", fmt.Errorf("rewind input: %w", err)
 	}
 	return d, note, nil
-}
-
-// NodeSample is one list node met by ForEachNode.
-type NodeSample struct {
-	Key  []byte      // the list's key
-	Node *rdbio.Node // the node as stored (Data is set: larger nodes are skipped)
-}
-
-// ForEachNode walks the list nodes of an RDB stream and calls fn for each
-// node within the capture cap, until fn returns false or the stream ends. A
-// record rdbio cannot walk ends the walk quietly: nothing after it is seen.
-func ForEachNode(src io.Reader, opt rdbio.Options, fn func(NodeSample) (bool, error)) error {
-	r, err := rdbio.NewReader(src, opt)
-	if err != nil {
-		return err
-	}
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) || errors.Is(err, rdbio.ErrUnsupported) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if rec.Kind != rdbio.KindKey || !rdbio.IsList(rec.Type) {
-			continue
-		}
-		more, err := eachListNode(r, rec.Key, fn)
-		if err != nil || !more {
-			return err
-		}
-	}
-}
-
-func eachListNode(r *rdbio.Reader, key []byte, fn func(NodeSample) (bool, error)) (bool, error) {
-	if _, err := r.Nodes(); err != nil {
-		return false, err
-	}
-	for {
-		n, err := r.NextNode()
-		if errors.Is(err, io.EOF) {
-			return true, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		if n.Data == nil {
-			continue
-		}
-		if more, err := fn(NodeSample{Key: key, Node: n}); err != nil || !more {
-			return false, err
-		}
-	}
 }
 
 // DecodeNode returns a node's bytes: raw as stored, or LZF decoded into

@@ -298,8 +298,8 @@ func rdbzFile(t *testing.T) string {
 	}
 	defer f.Close()
 	var samples [][]byte
-	err = listcodec.ForEachNode(f, rdbio.Options{}, func(ns listcodec.NodeSample) (bool, error) {
-		raw, err := listcodec.DecodeNode(nil, ns.Node)
+	err = rdbio.ForEachNode(f, rdbio.Options{}, func(_ []byte, n *rdbio.Node) (bool, error) {
+		raw, err := listcodec.DecodeNode(nil, n)
 		samples = append(samples, bytes.Clone(raw))
 		return true, err
 	})

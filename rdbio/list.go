@@ -175,3 +175,51 @@ func (a *appender) Write(p []byte) (int, error) {
 	*a = append(*a, p...)
 	return len(p), nil
 }
+
+// EachNode reads the current key's list value (see Nodes) and calls fn with
+// every node until fn returns false; it reports whether the walk reached
+// the end of the list.
+func (r *Reader) EachNode(fn func(*Node) (bool, error)) (bool, error) {
+	if _, err := r.Nodes(); err != nil {
+		return false, err
+	}
+	for {
+		n, err := r.NextNode()
+		if errors.Is(err, io.EOF) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if more, err := fn(n); err != nil || !more {
+			return false, err
+		}
+	}
+}
+
+// ForEachNode walks the list nodes of an RDB stream and calls fn with each
+// (and its list's key) until fn returns false or the stream ends. A record
+// rdbio cannot walk (ErrUnsupported) ends the walk quietly: nothing after
+// it is seen. Nodes over the cap come with Data nil.
+func ForEachNode(src io.Reader, opt Options, fn func(key []byte, n *Node) (bool, error)) error {
+	r, err := NewReader(src, opt)
+	if err != nil {
+		return err
+	}
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) || errors.Is(err, ErrUnsupported) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if rec.Kind != KindKey || !IsList(rec.Type) {
+			continue
+		}
+		more, err := r.EachNode(func(n *Node) (bool, error) { return fn(rec.Key, n) })
+		if err != nil || !more {
+			return err
+		}
+	}
+}

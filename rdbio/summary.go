@@ -179,19 +179,11 @@ func (s *Summary) addKey(r *Reader, rec *Record) error {
 }
 
 func (s *Summary) addNodes(r *Reader) error {
-	if _, err := r.Nodes(); err != nil {
-		return err
-	}
-	for {
-		n, err := r.NextNode()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	_, err := r.EachNode(func(n *Node) (bool, error) {
 		s.ListNodes.Add(n)
-	}
+		return true, nil
+	})
+	return err
 }
 
 func (s *Summary) db(n uint64) *DBSummary {

@@ -1,9 +1,7 @@
 package train
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -25,37 +23,12 @@ func listNodes(path string, fn func([]byte)) error {
 		return err
 	}
 	defer f.Close()
-	r, err := rdbio.NewReader(f, rdbio.Options{})
-	if err != nil {
-		return err
-	}
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
+	return rdbio.ForEachNode(f, rdbio.Options{}, func(_ []byte, n *rdbio.Node) (bool, error) {
+		if err := emitNode(n, fn); err != nil {
+			return false, fmt.Errorf("%s: %w", path, err)
 		}
-		if err != nil {
-			return err
-		}
-		if rec.Kind != rdbio.KindKey || !rdbio.IsList(rec.Type) {
-			continue
-		}
-		if _, err := r.Nodes(); err != nil {
-			return err
-		}
-		for {
-			n, err := r.NextNode()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return err
-			}
-			if err := emitNode(n, fn); err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-		}
-	}
+		return true, nil
+	})
 }
 
 func emitNode(n *rdbio.Node, fn func([]byte)) error {

@@ -76,9 +76,12 @@ func sampleInput(path string, s *train.Sampler, limit int64, capBytes int) error
 	}
 	defer in.Close()
 	var scratch []byte
-	return listcodec.ForEachNode(in, rdbio.Options{Cap: capBytes}, func(n listcodec.NodeSample) (bool, error) {
-		raw, err := listcodec.DecodeNode(scratch, n.Node)
-		if n.Node.Enc == rdbio.EncLZF {
+	return rdbio.ForEachNode(in, rdbio.Options{Cap: capBytes}, func(_ []byte, n *rdbio.Node) (bool, error) {
+		if n.Data == nil {
+			return true, nil // over the cap
+		}
+		raw, err := listcodec.DecodeNode(scratch, n)
+		if n.Enc == rdbio.EncLZF {
 			scratch = raw
 		}
 		if err != nil || raw == nil {

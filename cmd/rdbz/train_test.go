@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,28 +111,11 @@ func walk(t *testing.T, path string, fn func(*rdbio.Node)) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := rdbio.NewReader(f, rdbio.Options{})
+	err = rdbio.ForEachNode(f, rdbio.Options{}, func(_ []byte, n *rdbio.Node) (bool, error) {
+		fn(n)
+		return true, nil
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec.Kind != rdbio.KindKey || !rdbio.IsList(rec.Type) {
-			continue
-		}
-		r.Nodes()
-		for {
-			node, err := r.NextNode()
-			if err != nil {
-				break
-			}
-			fn(node)
-		}
 	}
 }
