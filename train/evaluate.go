@@ -73,24 +73,20 @@ func newEncoder(dict []byte, level zstd.EncoderLevel) (*zstd.Encoder, error) {
 
 // compressedSize returns the total size of one frame per sample.
 func compressedSize(dict []byte, samples [][]byte, level zstd.EncoderLevel) (int64, error) {
-	enc, err := newEncoder(dict, level)
-	if err != nil {
-		return 0, err
-	}
-	defer enc.Close()
-	var total int64
-	var buf []byte
-	for _, s := range samples {
-		buf = enc.EncodeAll(s, buf[:0])
-		total += int64(len(buf))
-	}
-	return total, nil
+	return sumFrames(dict, samples, level, false)
 }
 
 // storedSize is what the samples cost when each is stored either as one
 // frame (plus a few bytes of prefix) or as it is, whichever is smaller: how
 // a node-by-node compressor that keeps incompressible nodes pays.
 func storedSize(dict []byte, samples [][]byte, level zstd.EncoderLevel) (int64, error) {
+	return sumFrames(dict, samples, level, true)
+}
+
+// sumFrames compresses each sample as one frame and adds up the sizes;
+// with keepSmaller a sample counts as itself when that is smaller than its
+// frame plus a 4-byte prefix.
+func sumFrames(dict []byte, samples [][]byte, level zstd.EncoderLevel, keepSmaller bool) (int64, error) {
 	const prefix = 4
 	enc, err := newEncoder(dict, level)
 	if err != nil {
@@ -101,7 +97,11 @@ func storedSize(dict []byte, samples [][]byte, level zstd.EncoderLevel) (int64, 
 	var buf []byte
 	for _, s := range samples {
 		buf = enc.EncodeAll(s, buf[:0])
-		total += int64(min(len(buf)+prefix, len(s)))
+		n := len(buf)
+		if keepSmaller {
+			n = min(n+prefix, len(s))
+		}
+		total += int64(n)
 	}
 	return total, nil
 }

@@ -76,8 +76,9 @@ func runCompress(c *cli.Context) error {
 	} else if opt.NoEmbed {
 		return fmt.Errorf("--no-embed needs --dict")
 	}
-	return transcode(c, "compress", func(w io.Writer, r io.Reader) (*listcodec.Stats, error) {
-		return listcodec.Compress(w, r, opt)
+	return transcode(c, "compress", func(w io.Writer, r io.Reader) (string, error) {
+		st, err := listcodec.Compress(w, r, opt)
+		return st.Summary("compress"), err
 	})
 }
 
@@ -107,14 +108,15 @@ func runDecompress(c *cli.Context) error {
 		}
 		opt.Dicts = append(opt.Dicts, d)
 	}
-	return transcode(c, "decompress", func(w io.Writer, r io.Reader) (*listcodec.Stats, error) {
-		return listcodec.Decompress(w, r, opt)
+	return transcode(c, "decompress", func(w io.Writer, r io.Reader) (string, error) {
+		st, err := listcodec.Decompress(w, r, opt)
+		return st.Summary("decompress"), err
 	})
 }
 
-// transcode runs fn from IN to OUT with the safe-output rules and prints
-// the summary line.
-func transcode(c *cli.Context, verb string, fn func(io.Writer, io.Reader) (*listcodec.Stats, error)) error {
+// transcode runs fn from IN to OUT with the safe-output rules (and
+// progress on a terminal) and prints the summary line fn returns.
+func transcode(c *cli.Context, verb string, fn func(io.Writer, io.Reader) (string, error)) error {
 	inPath := c.Args().First()
 	if c.NArg() > 1 {
 		return fmt.Errorf("one input expected, got %d", c.NArg())
@@ -137,7 +139,7 @@ func transcode(c *cli.Context, verb string, fn func(io.Writer, io.Reader) (*list
 			src = progressFile{f, pr}
 		}
 	}
-	st, err := fn(out, src)
+	summary, err := fn(out, src)
 	prog.done()
 	if err != nil {
 		out.abort()
@@ -146,7 +148,7 @@ func transcode(c *cli.Context, verb string, fn func(io.Writer, io.Reader) (*list
 	if err := out.commit(); err != nil {
 		return err
 	}
-	fmt.Fprintln(os.Stderr, st.Summary(verb))
+	fmt.Fprintln(os.Stderr, summary)
 	return nil
 }
 

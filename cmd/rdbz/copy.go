@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"time"
 
 	"github.com/rdbz/rdbz/rdbio"
@@ -24,26 +24,10 @@ func copyCommand() *cli.Command {
 }
 
 func runCopy(c *cli.Context) error {
-	inPath := c.Args().First()
-	in, err := openInput(inPath)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := createOutput(c.String("output"), inPath, c.Bool("force"))
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	n, err := rdbio.Copy(out, in, rdbio.Options{Cap: c.Int("cap")})
-	if err != nil {
-		out.abort()
-		return err
-	}
-	if err := out.commit(); err != nil {
-		return err
-	}
-	secs := time.Since(start).Seconds()
-	fmt.Fprintf(os.Stderr, "copy: %d bytes in %.2fs (%.0f MB/s)\n", n, secs, float64(n)/1e6/secs)
-	return nil
+	return transcode(c, "copy", func(w io.Writer, r io.Reader) (string, error) {
+		start := time.Now()
+		n, err := rdbio.Copy(w, r, rdbio.Options{Cap: c.Int("cap")})
+		secs := time.Since(start).Seconds()
+		return fmt.Sprintf("copy: %d bytes in %.2fs (%.0f MB/s)", n, secs, float64(n)/1e6/secs), err
+	})
 }
