@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -57,7 +58,7 @@ func BenchmarkTranscode(b *testing.B) {
 func firstDict(b *testing.B, comp []byte) *Dict {
 	var d *Dict
 	err := ForEachAux(bytes.NewReader(comp), func(name, value []byte) bool {
-		if string(name) == AuxDict {
+		if string(name) == rdbio.AuxDict {
 			d, _ = ParseDict(bytes.Clone(value))
 			return false
 		}

@@ -93,7 +93,7 @@ func (c *compressor) run(dst io.Writer, src io.Reader, st *Stats) error {
 		}
 		return nil
 	}
-	if err := t.ch.inject(rdbio.AppendAux(nil, []byte(AuxFormat), []byte(FormatVersion))); err != nil {
+	if err := t.ch.inject(rdbio.AppendAux(nil, []byte(rdbio.AuxFormat), []byte(rdbio.FormatVersion))); err != nil {
 		return t.p.stop(err)
 	}
 	if c.opt.Dict != nil {
@@ -110,9 +110,9 @@ func (c *compressor) run(dst io.Writer, src io.Reader, st *Stats) error {
 // useDict writes the dictionary's AUX record and starts the workers.
 func (c *compressor) useDict(d *Dict) error {
 	t := c.t
-	aux := rdbio.AppendAux(nil, []byte(AuxDict), d.Bytes)
+	aux := rdbio.AppendAux(nil, []byte(rdbio.AuxDict), d.Bytes)
 	if c.opt.NoEmbed {
-		aux = rdbio.AppendAux(nil, []byte(AuxDictID), []byte(strconv.FormatUint(uint64(d.ID), 10)))
+		aux = rdbio.AppendAux(nil, []byte(rdbio.AuxDictID), []byte(strconv.FormatUint(uint64(d.ID), 10)))
 	}
 	if err := t.ch.inject(aux); err != nil {
 		return err
@@ -193,7 +193,7 @@ func (c *compressor) useDictBefore(d *Dict) error {
 type worker struct {
 	opt   *CompressOptions
 	codec *Codec
-	lzf   LZFEncoder
+	lzf   rdbio.LZFEncoder
 	raw   []byte
 	chk   []byte
 	ver   []byte
@@ -244,7 +244,7 @@ func (w *worker) decoded(it *item) ([]byte, bool, error) {
 	case rdbio.EncRaw:
 		return it.buf, true, nil
 	case rdbio.EncLZF:
-		raw, err := LZFDecode(w.raw[:0], it.buf, int(it.node.ulen))
+		raw, err := rdbio.LZFDecode(w.raw[:0], it.buf, int(it.node.ulen))
 		w.raw = raw
 		if err != nil {
 			return nil, false, nodeError(it, "LZF node", err)

@@ -73,17 +73,17 @@ type decompressor struct {
 // aux drops rdbz's AUX fields, loading embedded dictionaries.
 func (d *decompressor) aux(rec *rdbio.Record) error {
 	switch string(rec.Name) {
-	case AuxFormat:
-		if string(rec.Value) != FormatVersion {
-			return fmt.Errorf("rdbz format %q at offset %d: this rdbz reads format %s", rec.Value, rec.Offset, FormatVersion)
+	case rdbio.AuxFormat:
+		if string(rec.Value) != rdbio.FormatVersion {
+			return fmt.Errorf("rdbz format %q at offset %d: this rdbz reads format %s", rec.Value, rec.Offset, rdbio.FormatVersion)
 		}
-	case AuxDict:
+	case rdbio.AuxDict:
 		dict, err := ParseDict(append([]byte(nil), rec.Value...))
 		if err != nil {
-			return fmt.Errorf("AUX %s at offset %d: %w", AuxDict, rec.Offset, err)
+			return fmt.Errorf("AUX %s at offset %d: %w", rdbio.AuxDict, rec.Offset, err)
 		}
 		d.dicts = append(d.dicts, dict)
-	case AuxDictID:
+	case rdbio.AuxDictID:
 		if err := d.checkDictID(rec); err != nil {
 			return err
 		}
@@ -98,7 +98,7 @@ func (d *decompressor) aux(rec *rdbio.Record) error {
 func (d *decompressor) checkDictID(rec *rdbio.Record) error {
 	id, err := strconv.ParseUint(string(rec.Value), 10, 32)
 	if err != nil {
-		return fmt.Errorf("AUX %s at offset %d: %q is not a dictionary ID", AuxDictID, rec.Offset, rec.Value)
+		return fmt.Errorf("AUX %s at offset %d: %q is not a dictionary ID", rdbio.AuxDictID, rec.Offset, rec.Value)
 	}
 	for _, dict := range d.dicts {
 		if dict.ID == uint32(id) {
@@ -128,7 +128,7 @@ func (d *decompressor) startWorkers(*rdbio.Record) error {
 type unpacker struct {
 	to    Target
 	codec *Codec
-	lzf   LZFEncoder
+	lzf   rdbio.LZFEncoder
 	raw   []byte
 }
 
@@ -179,7 +179,7 @@ func (u *unpacker) decoded(it *item) ([]byte, error) {
 		}
 		return u.raw, nil
 	case it.node.enc == rdbio.EncLZF && u.to == ToRaw:
-		u.raw, err = LZFDecode(u.raw[:0], it.buf, int(it.node.ulen))
+		u.raw, err = rdbio.LZFDecode(u.raw[:0], it.buf, int(it.node.ulen))
 		if err != nil {
 			return nil, nodeError(it, "LZF node", err)
 		}

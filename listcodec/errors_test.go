@@ -87,7 +87,7 @@ func TestExternalDictionary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rec.Kind == rdbio.KindAux && string(rec.Name) == AuxDict {
+		if rec.Kind == rdbio.KindAux && string(rec.Name) == rdbio.AuxDict {
 			d, err := ParseDict(bytes.Clone(rec.Value))
 			if err != nil {
 				t.Fatal(err)
@@ -100,7 +100,7 @@ func TestExternalDictionary(t *testing.T) {
 	if _, err := Compress(&ext, bytes.NewReader(data), CompressOptions{Dict: dict, NoEmbed: true}); err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(ext.Bytes(), []byte(AuxDict+"\x00")) || !bytes.Contains(ext.Bytes(), []byte(AuxDictID)) {
+	if bytes.Contains(ext.Bytes(), []byte(rdbio.AuxDict+"\x00")) || !bytes.Contains(ext.Bytes(), []byte(rdbio.AuxDictID)) {
 		t.Fatal("--no-embed output should carry rdbz-dict-id, not the dictionary")
 	}
 	_, err := Decompress(&bytes.Buffer{}, bytes.NewReader(ext.Bytes()), DecompressOptions{})

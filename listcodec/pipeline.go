@@ -228,7 +228,8 @@ func (p *pipeline) writeItem(it *item) error {
 	case itemRest:
 		_, err = p.w.WriteRest(it.buf)
 	case itemTrailer:
-		err = p.w.Close(it.trailer)
+		p.w.SetTrailer(it.trailer)
+		err = p.w.Close()
 	case itemNode:
 		<-it.done
 		if it.err != nil {

@@ -219,7 +219,7 @@ func DecodeNode(dst []byte, n *rdbio.Node) ([]byte, error) {
 	case rdbio.EncRaw:
 		return n.Data, nil
 	case rdbio.EncLZF:
-		return LZFDecode(dst[:0], n.Data, int(n.ULen))
+		return rdbio.LZFDecode(dst[:0], n.Data, int(n.ULen))
 	}
 	return nil, nil
 }

@@ -10,15 +10,6 @@ import (
 	"github.com/rdbz/rdbz/rdbio"
 )
 
-// AUX field names of the rdbz format (FORMAT.md).
-const (
-	AuxFormat = "rdbz-format"
-	AuxDict   = "rdbz-dict"
-	AuxDictID = "rdbz-dict-id"
-	// FormatVersion is the value of AuxFormat this package writes and reads.
-	FormatVersion = "1"
-)
-
 // Flow configures the pipeline of Compress and Decompress.
 type Flow struct {
 	Workers        int   // node workers; 0 = one per CPU

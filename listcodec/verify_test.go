@@ -188,7 +188,7 @@ func buildRDB(t *testing.T, magic string, keys ...rkey) []byte {
 		w.WriteString([]byte(k.key))
 		w.Write(k.value)
 	}
-	if err := w.Close(rdbio.TrailerCRC); err != nil {
+	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -221,7 +221,7 @@ func pairs(ss ...string) []byte {
 
 // lzfStr is an LZF-compressed RDB string.
 func lzfStr(t *testing.T, s string) []byte {
-	var e LZFEncoder
+	var e rdbio.LZFEncoder
 	c, ok := e.RedisSave(nil, []byte(s))
 	if !ok {
 		t.Fatalf("%q does not compress", s)
@@ -479,7 +479,7 @@ func rewriteNode(t *testing.T, data []byte, key string, nth int, edit func([]byt
 	if !edited {
 		t.Fatalf("no node %d of %q was changed", nth, key)
 	}
-	if err := w.Close(rdbio.TrailerCRC); err != nil {
+	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return out.Bytes()
@@ -608,7 +608,7 @@ func TestVerifyRedis(t *testing.T) {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	conn := dialRetry(t, sock)
+	conn := rdbiotest.DialRetry(t, sock)
 	defer conn.Close()
 	rd := bufio.NewReader(conn)
 	bw := bufio.NewWriter(conn)
@@ -618,7 +618,7 @@ func TestVerifyRedis(t *testing.T) {
 		for i, a := range args {
 			bs[i] = []byte(a)
 		}
-		writeCommand(bw, bs...)
+		rdbiotest.WriteCommand(bw, bs...)
 		if err := bw.Flush(); err != nil {
 			t.Fatal(err)
 		}

@@ -259,8 +259,8 @@ func (w *WhatIf) Estimate(fileBytes int64, compressed bool) (*WhatIfReport, erro
 		return nil, err
 	}
 	if !rep.Unchanged {
-		aux := len(rdbio.AppendAux(nil, []byte(AuxFormat), []byte(FormatVersion))) +
-			len(rdbio.AppendAux(nil, []byte(AuxDict), dict.Bytes))
+		aux := len(rdbio.AppendAux(nil, []byte(rdbio.AuxFormat), []byte(rdbio.FormatVersion))) +
+			len(rdbio.AppendAux(nil, []byte(rdbio.AuxDict), dict.Bytes))
 		rep.RdbzCompressBytes = fileBytes - w.stored + rep.Nodes.Rdbz + int64(aux)
 	}
 	return rep, nil
@@ -293,7 +293,7 @@ func (w *WhatIf) evaluate(rep *WhatIfReport, dict *Dict) error {
 	}
 	var (
 		s                 sampleSums
-		lzf               LZFEncoder
+		lzf               rdbio.LZFEncoder
 		dec, zb, fb, head []byte
 		it                item
 	)
@@ -306,7 +306,7 @@ func (w *WhatIf) evaluate(rep *WhatIfReport, dict *Dict) error {
 		stored := float64(len(hdr) + len(buf))
 		raw := buf
 		if enc == rdbio.EncLZF {
-			if dec, err = LZFDecode(dec[:0], buf, int(ulen)); err != nil {
+			if dec, err = rdbio.LZFDecode(dec[:0], buf, int(ulen)); err != nil {
 				return fmt.Errorf("what-if: LZF node: %w", err)
 			}
 			raw = dec

@@ -5,7 +5,7 @@
 //
 // It knows nothing of the RDB grammar: callers hand it node bytes and get
 // node bytes back. The LZF encoder reproduces Redis's output byte for byte
-// (see LZFEncoder); a Codec compresses and decompresses single zstd frames
+// (see rdbio.LZFEncoder); a Codec compresses and decompresses single zstd frames
 // that name their dictionary by ID (see Codec).
 package listcodec
 

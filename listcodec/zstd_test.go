@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
 const testDictID = 40000
@@ -22,7 +23,7 @@ func testNodes(seed uint64, n, size int) [][]byte {
 	r := rand.New(rand.NewPCG(seed, seed+1))
 	nodes := make([][]byte, n)
 	for i := range nodes {
-		nodes[i] = jsonish(r, size/2+r.IntN(size))
+		nodes[i] = rdbiotest.JSONish(r, size/2+r.IntN(size))
 	}
 	return nodes
 }
@@ -121,12 +122,12 @@ func TestCodecRoundTrip(t *testing.T) {
 	inputs := map[string][]byte{
 		"empty":       {},
 		"one byte":    {'x'},
-		"json 8k":     jsonish(r, 8192),
-		"json 100":    jsonish(r, 100),
-		"json 300k":   jsonish(r, 300<<10), // several blocks, beyond the window
-		"random 8k":   randomBytes(r, 8192),
+		"json 8k":     rdbiotest.JSONish(r, 8192),
+		"json 100":    rdbiotest.JSONish(r, 100),
+		"json 300k":   rdbiotest.JSONish(r, 300<<10), // several blocks, beyond the window
+		"random 8k":   rdbiotest.RandomBytes(r, 8192),
 		"zeros 8k":    make([]byte, 8192),
-		"low entropy": lowEntropy(r, 8192),
+		"low entropy": rdbiotest.LowEntropy(r, 8192),
 	}
 	codecs := map[string]*Codec{
 		"dict":    newTestCodec(t, []*Dict{d}, d),
@@ -188,7 +189,7 @@ func TestCodecDecompressErrors(t *testing.T) {
 	d := testDict(t)
 	other := buildTestDict(t, 41234)
 	c := newTestCodec(t, []*Dict{d}, d)
-	src := jsonish(rand.New(rand.NewPCG(8, 8)), 8192)
+	src := rdbiotest.JSONish(rand.New(rand.NewPCG(8, 8)), 8192)
 	frame := c.Compress(nil, src)
 	foreign := newTestCodec(t, nil, other).Compress(nil, src)
 
@@ -340,7 +341,7 @@ func TestFrameDictID(t *testing.T) {
 	}
 	// And on real frames: the dictionary ID costs 2 bytes.
 	d := testDict(t)
-	frame := newTestCodec(t, []*Dict{d}, d).Compress(nil, jsonish(rand.New(rand.NewPCG(1, 1)), 4000))
+	frame := newTestCodec(t, []*Dict{d}, d).Compress(nil, rdbiotest.JSONish(rand.New(rand.NewPCG(1, 1)), 4000))
 	if id, err := FrameDictID(frame); err != nil || id != testDictID || frame[4]&3 != 2 {
 		t.Fatalf("real frame: id %d, descriptor %#x, %v", id, frame[4], err)
 	}
@@ -392,7 +393,7 @@ func TestZstdCLI(t *testing.T) {
 	}
 	d := testDict(t)
 	c := newTestCodec(t, []*Dict{d}, d)
-	src := jsonish(rand.New(rand.NewPCG(3, 3)), 8192)
+	src := rdbiotest.JSONish(rand.New(rand.NewPCG(3, 3)), 8192)
 	dir := t.TempDir()
 	dictPath := filepath.Join(dir, "nodes.dict")
 	framePath := filepath.Join(dir, "node.zst")

@@ -372,15 +372,15 @@ func (a *analyzer) aux(rec *Record) {
 		p.UsedMem, _ = strconv.ParseInt(val, 10, 64)
 	case "aof-base":
 		p.AofBase = val == "1"
-	case "rdbz-format":
+	case AuxFormat:
 		res.Rdbz.Compressed, res.Rdbz.Format = true, val
-	case "rdbz-dict":
+	case AuxDict:
 		d := DictInfo{Bytes: len(rec.Value)}
 		if len(rec.Value) >= 8 {
 			d.ID = binary.LittleEndian.Uint32(rec.Value[4:])
 		}
 		res.Rdbz.Dicts = append(res.Rdbz.Dicts, d)
-	case "rdbz-dict-id":
+	case AuxDictID:
 		if id, err := strconv.ParseUint(val, 10, 32); err == nil {
 			res.Rdbz.ExternalDictIDs = append(res.Rdbz.ExternalDictIDs, uint32(id))
 		}

@@ -214,43 +214,8 @@ func zipmapCount(b []byte, whole bool) (int64, bool) {
 	return 0, false
 }
 
-// lzfPrefix decodes the LZF stream src into dst[:0] until at least want
-// bytes are out (or the stream ends) and returns them; false when the
-// stream is malformed. It never writes more than limit bytes.
+// lzfPrefix is LZFDecodePrefix with a plain success flag.
 func lzfPrefix(dst, src []byte, want, limit int) ([]byte, bool) {
-	out := dst[:0]
-	for ip := 0; ip < len(src) && len(out) < want; {
-		c := int(src[ip])
-		ip++
-		if c < 32 { // literal run of c+1 bytes
-			n := c + 1
-			if ip+n > len(src) || len(out)+n > limit {
-				return out, false
-			}
-			out = append(out, src[ip:ip+n]...)
-			ip += n
-			continue
-		}
-		n := c >> 5
-		if n == 7 {
-			if ip >= len(src) {
-				return out, false
-			}
-			n += int(src[ip])
-			ip++
-		}
-		if ip >= len(src) {
-			return out, false
-		}
-		ref := len(out) - (c&0x1F)<<8 - int(src[ip]) - 1
-		ip++
-		n += 2
-		if ref < 0 || len(out)+n > limit {
-			return out, false
-		}
-		for i := 0; i < n; i++ { // may overlap: byte by byte
-			out = append(out, out[ref+i])
-		}
-	}
-	return out, true
+	out, err := LZFDecodePrefix(dst, src, want, limit)
+	return out, err == nil
 }

@@ -48,7 +48,8 @@ func Copy(dst io.Writer, src io.Reader, opt Options) (int64, error) {
 	if err != nil {
 		return w.Written(), err
 	}
-	if err := w.Close(unchangedTrailer(r)); err != nil {
+	w.SetTrailer(unchangedTrailer(r))
+	if err := w.Close(); err != nil {
 		return w.Written(), fmt.Errorf("write trailer: %w", err)
 	}
 	if _, err := r.CopyRest(restWriter{w}); err != nil {

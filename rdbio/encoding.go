@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
-
-	"github.com/hdt3213/rdb/lzf"
 )
 
 // Enc says how a string is stored in the file.
@@ -39,13 +37,7 @@ const (
 	encInt16 = 1
 	encInt32 = 2
 	encLZF   = 3
-	// EncodingZstd is the special encoding number rdbz uses for zstd node
-	// strings: the byte 0xC4.
-	EncodingZstd = 4
 )
-
-// ZstdFlagLZF is flag bit 0 of an 0xC4 string: the source stored it as LZF.
-const ZstdFlagLZF = 0x01
 
 // strHead is a parsed string prefix: how it is stored and how many payload
 // bytes follow.
@@ -180,11 +172,11 @@ func (r *Reader) readString(dst []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		out, err := lzf.Decompress(c, len(c), int(h.ulen))
-		if err != nil || uint64(len(out)) != h.ulen {
+		out, err := LZFDecode(dst[:0], c, int(h.ulen))
+		if err != nil {
 			return nil, fmt.Errorf("%w: LZF data does not decode to %d bytes", ErrCorrupt, h.ulen)
 		}
-		return append(dst[:0], out...), nil
+		return out, nil
 	case EncZstd:
 		return nil, fmt.Errorf("%w: zstd string (0xC4) outside a list node", ErrCorrupt)
 	}

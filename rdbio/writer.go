@@ -19,6 +19,7 @@ type Writer struct {
 	hdr    Header
 	n      int64
 	closed bool
+	tr     Trailer
 	scr    [24]byte
 }
 
@@ -121,7 +122,8 @@ func (w *Writer) WriteAux(name, value []byte) error {
 	return w.WriteString(value)
 }
 
-// Trailer says what checksum Close writes.
+// Trailer says what checksum Close writes (TrailerCRC unless SetTrailer
+// chose another).
 type Trailer struct {
 	kind  uint8
 	value uint64
@@ -137,9 +139,13 @@ var (
 // whose stored checksum is kept, right or wrong).
 func TrailerValue(v uint64) Trailer { return Trailer{kind: 2, value: v} }
 
-// Close writes the EOF opcode and, for RDB ≥ 5, the checksum, and flushes.
-// It does not close the underlying writer.
-func (w *Writer) Close(t Trailer) error {
+// SetTrailer chooses the checksum that Close writes.
+func (w *Writer) SetTrailer(t Trailer) { w.tr = t }
+
+// Close writes the EOF opcode and, for RDB ≥ 5, the checksum (see
+// SetTrailer), and flushes. It does not close the underlying writer.
+func (w *Writer) Close() error {
+	t := w.tr
 	if w.closed {
 		return nil
 	}
@@ -176,3 +182,5 @@ func (w *Writer) WriteRest(p []byte) (int, error) {
 
 // Flush flushes buffered bytes to the underlying writer.
 func (w *Writer) Flush() error { return w.bw.Flush() }
+
+var _ io.WriteCloser = (*Writer)(nil)

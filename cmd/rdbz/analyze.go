@@ -181,7 +181,7 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 	line("producer", prod)
 	for _, x := range a.Aux {
 		switch x.Name {
-		case "redis-ver", "valkey-ver", "df-ver", "ctime", "used-mem", "rdbz-dict":
+		case "redis-ver", "valkey-ver", "df-ver", "ctime", "used-mem", rdbio.AuxDict:
 			continue
 		}
 		v := x.Value

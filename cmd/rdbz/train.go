@@ -123,7 +123,7 @@ func reportTrain(samples, evalSet [][]byte, probe, dict []byte, level zstd.Encod
 	if err != nil {
 		return err
 	}
-	var lzf listcodec.LZFEncoder
+	var lzf rdbio.LZFEncoder
 	var buf []byte
 	var lzfBytes int64
 	for _, b := range evalSet {

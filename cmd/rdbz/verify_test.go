@@ -11,7 +11,6 @@ import (
 
 	"github.com/hdt3213/rdb/crc64jones"
 	"github.com/klauspost/compress/zstd"
-	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -46,9 +45,9 @@ func embeddedDict(t *testing.T, data []byte) []byte {
 	for {
 		rec, err := r.Next()
 		if err != nil {
-			t.Fatalf("no %s AUX field: %v", listcodec.AuxDict, err)
+			t.Fatalf("no %s AUX field: %v", rdbio.AuxDict, err)
 		}
-		if rec.Kind == rdbio.KindAux && string(rec.Name) == listcodec.AuxDict {
+		if rec.Kind == rdbio.KindAux && string(rec.Name) == rdbio.AuxDict {
 			return bytes.Clone(rec.Value)
 		}
 	}

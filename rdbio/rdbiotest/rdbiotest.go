@@ -5,12 +5,15 @@ package rdbiotest
 
 import (
 	"bufio"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Shared is the shared folder beside the repository.
@@ -112,3 +115,30 @@ type OracleError struct {
 }
 
 func (e *OracleError) Error() string { return e.Err.Error() + ": " + strings.TrimSpace(e.Stderr) }
+
+// DialRetry connects to a unix socket that a just-started server will
+// open, retrying for up to 10 s.
+func DialRetry(t *testing.T, sock string) net.Conn {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		conn, err := net.Dial("unix", sock)
+		if err == nil {
+			return conn
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server did not open %s: %v", sock, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// WriteCommand writes one RESP command.
+func WriteCommand(w *bufio.Writer, args ...[]byte) {
+	fmt.Fprintf(w, "*%d\r\n", len(args))
+	for _, a := range args {
+		fmt.Fprintf(w, "$%d\r\n", len(a))
+		w.Write(a)
+		w.WriteString("\r\n")
+	}
+}

@@ -1,4 +1,4 @@
-package listcodec
+package rdbio
 
 import (
 	"bytes"
@@ -9,57 +9,12 @@ import (
 	"testing"
 
 	hdtlzf "github.com/hdt3213/rdb/lzf"
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
 // lzfBound is a budget no stream can exceed, with room for lzf_c.c's
 // conservative checks: one control byte per 32 literals plus slack.
 func lzfBound(n int) int { return n + n/32 + 8 }
-
-// jsonish returns about n bytes of listpack-like JSON events: a small
-// vocabulary of keys and values with some random digits, as list nodes hold.
-func jsonish(r *rand.Rand, n int) []byte {
-	users := []string{"alice", "bob", "carol", "dave", "erin", "frank"}
-	kinds := []string{"click", "view", "purchase", "login", "logout", "search"}
-	paths := []string{"/", "/cart", "/item/", "/search?q=", "/account/settings"}
-	var b bytes.Buffer
-	for b.Len() < n {
-		fmt.Fprintf(&b, "\x8f{\"ts\":%d,\"user\":%q,\"event\":%q,\"path\":\"%s%d\",\"ms\":%d,\"ok\":%t}\xff",
-			1700000000000+r.IntN(1e9), users[r.IntN(len(users))], kinds[r.IntN(len(kinds))],
-			paths[r.IntN(len(paths))], r.IntN(5000), r.IntN(900), r.IntN(10) > 0)
-	}
-	return b.Bytes()[:n]
-}
-
-func randomBytes(r *rand.Rand, n int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
-
-// lowEntropy draws from a tiny alphabet, so short matches are everywhere.
-func lowEntropy(r *rand.Rand, n int) []byte {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = "ab"[r.IntN(2)]
-	}
-	return b
-}
-
-// patchy is mostly random with copies of earlier pieces, near or far, so
-// streams land close to the budget and references reach the 8 KiB limit.
-func patchy(r *rand.Rand, n int) []byte {
-	b := randomBytes(r, n)
-	for i := 0; i < n/40; i++ {
-		l := 3 + r.IntN(300)
-		from, to := r.IntN(n), r.IntN(n)
-		if from+l <= n && to+l <= n {
-			copy(b[to:to+l], b[from:from+l])
-		}
-	}
-	return b
-}
 
 // lzfInputs returns named inputs covering the encoder's paths.
 func lzfInputs() map[string][]byte {
@@ -78,10 +33,10 @@ func lzfInputs() map[string][]byte {
 		"tail20": []byte("Q0123456789abcdefghijK0123456789abcdefghij"),
 	}
 	for _, n := range []int{21, 33, 64, 100, 257, 1000, 4096, 8192, 8200, 16384, 65535, 65536, 70000} {
-		in[fmt.Sprint("json", n)] = jsonish(r, n)
-		in[fmt.Sprint("random", n)] = randomBytes(r, n)
-		in[fmt.Sprint("ab", n)] = lowEntropy(r, n)
-		in[fmt.Sprint("patchy", n)] = patchy(r, n)
+		in[fmt.Sprint("json", n)] = rdbiotest.JSONish(r, n)
+		in[fmt.Sprint("random", n)] = rdbiotest.RandomBytes(r, n)
+		in[fmt.Sprint("ab", n)] = rdbiotest.LowEntropy(r, n)
+		in[fmt.Sprint("patchy", n)] = rdbiotest.Patchy(r, n)
 	}
 	return in
 }
@@ -123,9 +78,9 @@ func TestLZFTableState(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := range 300 {
 		// Dirty the table with unrelated data of assorted kinds.
-		junk := [][]byte{jsonish(r, 9000), patchy(r, 3000), lowEntropy(r, 500)}[i%3]
+		junk := [][]byte{rdbiotest.JSONish(r, 9000), rdbiotest.Patchy(r, 3000), rdbiotest.LowEntropy(r, 500)}[i%3]
 		dirty.Encode(nil, junk, lzfBound(len(junk)))
-		src := [][]byte{jsonish(r, 1+r.IntN(9000)), patchy(r, 1+r.IntN(3000)), lowEntropy(r, 1+r.IntN(500))}[r.IntN(3)]
+		src := [][]byte{rdbiotest.JSONish(r, 1+r.IntN(9000)), rdbiotest.Patchy(r, 1+r.IntN(3000)), rdbiotest.LowEntropy(r, 1+r.IntN(500))}[r.IntN(3)]
 		want, _ := new(LZFEncoder).Encode(nil, src, lzfBound(len(src)))
 		got, _ := dirty.Encode(nil, src, lzfBound(len(src)))
 		if !bytes.Equal(got, want) {
@@ -175,8 +130,8 @@ func TestLZFRedisSave(t *testing.T) {
 	}{
 		{"20 bytes never", bytes.Repeat([]byte{'a'}, 20), false},
 		{"21 bytes compressible", bytes.Repeat([]byte{'a'}, 21), true},
-		{"random does not fit", randomBytes(rand.New(rand.NewPCG(5, 6)), 100), false},
-		{"json fits", jsonish(rand.New(rand.NewPCG(7, 8)), 2000), true},
+		{"random does not fit", rdbiotest.RandomBytes(rand.New(rand.NewPCG(5, 6)), 100), false},
+		{"json fits", rdbiotest.JSONish(rand.New(rand.NewPCG(7, 8)), 2000), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -262,7 +217,7 @@ func TestLZFDecodeErrors(t *testing.T) {
 
 func TestLZFDecodeReusesDst(t *testing.T) {
 	var enc LZFEncoder
-	src := jsonish(rand.New(rand.NewPCG(9, 9)), 5000)
+	src := rdbiotest.JSONish(rand.New(rand.NewPCG(9, 9)), 5000)
 	z, _ := enc.Encode(nil, src, lzfBound(len(src)))
 	buf := make([]byte, 10, 6000)
 	got, err := LZFDecode(buf, z, len(src))
@@ -331,7 +286,7 @@ func FuzzLZFEncode(f *testing.F) {
 	})
 }
 
-func benchNode() []byte { return jsonish(rand.New(rand.NewPCG(11, 12)), 8192) }
+func benchNode() []byte { return rdbiotest.JSONish(rand.New(rand.NewPCG(11, 12)), 8192) }
 
 func BenchmarkLZFEncode(b *testing.B) {
 	src := benchNode()
@@ -339,13 +294,11 @@ func BenchmarkLZFEncode(b *testing.B) {
 	dst := make([]byte, lzfBound(len(src)))
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
-	cpu := startCPU()
 	for b.Loop() {
 		if _, ok := enc.Encode(dst, src, len(src)-4); !ok {
 			b.Fatal("does not fit")
 		}
 	}
-	cpu.report(b, int64(len(src)))
 }
 
 func BenchmarkLZFDecode(b *testing.B) {
@@ -356,11 +309,9 @@ func BenchmarkLZFDecode(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	b.ReportMetric(float64(len(src))/float64(len(z)), "ratio")
-	cpu := startCPU()
 	for b.Loop() {
 		if _, err := LZFDecode(dst, z, len(src)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	cpu.report(b, int64(len(src)))
 }

@@ -1,4 +1,4 @@
-package listcodec
+package rdbio
 
 import (
 	"encoding/binary"
@@ -51,6 +51,54 @@ func LZFDecode(dst, src []byte, ulen int) ([]byte, error) {
 	}
 	if op != ulen {
 		return nil, fmt.Errorf("lzf: decoded %d bytes, want %d: %w", op, ulen, ErrLZFCorrupt)
+	}
+	return out, nil
+}
+
+// LZFDecodePrefix decodes the start of the LZF stream src, which claims to
+// expand to ulen bytes, into dst[:0]: it stops once at least want bytes are
+// out (a little more when a run crosses want) or the stream ends, and holds
+// at most min(want, ulen) + one run of output. It is for reading headers
+// (a blob's element count) without decoding the whole string. The result is
+// an error wrapping ErrLZFCorrupt when the part decoded is malformed or
+// overflows ulen.
+func LZFDecodePrefix(dst, src []byte, want, ulen int) ([]byte, error) {
+	if ulen < 0 || want < 0 {
+		return nil, fmt.Errorf("lzf: negative length: %w", ErrLZFCorrupt)
+	}
+	out := dst[:0]
+	for ip := 0; ip < len(src) && len(out) < want; {
+		c := int(src[ip])
+		ip++
+		if c < lzfMaxLiteral {
+			n := c + 1
+			if n > len(src)-ip || len(out)+n > ulen {
+				return out, fmt.Errorf("lzf: literal run at input offset %d is truncated or overflows: %w", ip-1, ErrLZFCorrupt)
+			}
+			out = append(out, src[ip:ip+n]...)
+			ip += n
+			continue
+		}
+		start, n := ip-1, c>>5
+		if n == 7 {
+			if ip >= len(src) {
+				return out, fmt.Errorf("lzf: back reference at input offset %d is truncated: %w", start, ErrLZFCorrupt)
+			}
+			n += int(src[ip])
+			ip++
+		}
+		if ip >= len(src) {
+			return out, fmt.Errorf("lzf: back reference at input offset %d is truncated: %w", start, ErrLZFCorrupt)
+		}
+		dist := (c&0x1f)<<8 | int(src[ip]) + 1
+		ip++
+		n += 2
+		op := len(out)
+		if dist > op || op+n > ulen {
+			return out, fmt.Errorf("lzf: back reference at input offset %d is out of range: %w", start, ErrLZFCorrupt)
+		}
+		out = append(out, make([]byte, n)...)
+		lzfCopyBack(out[op-dist:op+n], dist)
 	}
 	return out, nil
 }

@@ -1,17 +1,17 @@
-package listcodec
+package rdbio
 
 import (
 	"bufio"
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
 // TestLZFMatchesRedis stores strings in a real redis-server, saves an RDB with
@@ -69,9 +69,9 @@ func redisTestValues() [][]byte {
 		[]byte(strings.Repeat("a", 31)),
 		[]byte(strings.Repeat("abc", 40)),
 		bytes.Repeat([]byte{0}, 70000),
-		jsonish(r, 8192),
-		jsonish(r, 70000),
-		patchy(r, 70000),
+		rdbiotest.JSONish(r, 8192),
+		rdbiotest.JSONish(r, 70000),
+		rdbiotest.Patchy(r, 70000),
 	}
 	for i := 0; i < 1500; i++ {
 		n := 21 + r.IntN(300)
@@ -80,19 +80,19 @@ func redisTestValues() [][]byte {
 		}
 		switch i % 5 {
 		case 0:
-			vals = append(vals, jsonish(r, n))
+			vals = append(vals, rdbiotest.JSONish(r, n))
 		case 1:
-			vals = append(vals, patchy(r, n))
+			vals = append(vals, rdbiotest.Patchy(r, n))
 		case 2:
-			vals = append(vals, lowEntropy(r, n))
+			vals = append(vals, rdbiotest.LowEntropy(r, n))
 		case 3:
 			// mostly random with a short repeated tail: near the budget
-			v := randomBytes(r, n)
+			v := rdbiotest.RandomBytes(r, n)
 			k := r.IntN(12)
 			copy(v[n-k:], v[:k])
 			vals = append(vals, v)
 		default:
-			vals = append(vals, bytes.Repeat(randomBytes(r, 1+r.IntN(40)), n)[:n])
+			vals = append(vals, bytes.Repeat(rdbiotest.RandomBytes(r, 1+r.IntN(40)), n)[:n])
 		}
 	}
 	return vals
@@ -114,13 +114,13 @@ func redisDump(t *testing.T, server string, values [][]byte) []byte {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	conn := dialRetry(t, sock)
+	conn := rdbiotest.DialRetry(t, sock)
 	defer conn.Close()
 	rw := bufio.NewReadWriter(bufio.NewReader(conn), bufio.NewWriter(conn))
 	for i, v := range values {
-		writeCommand(rw.Writer, []byte("SET"), fmt.Appendf(nil, "key:%05d", i), v)
+		rdbiotest.WriteCommand(rw.Writer, []byte("SET"), fmt.Appendf(nil, "key:%05d", i), v)
 	}
-	writeCommand(rw.Writer, []byte("SAVE"))
+	rdbiotest.WriteCommand(rw.Writer, []byte("SAVE"))
 	if err := rw.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -135,30 +135,6 @@ func redisDump(t *testing.T, server string, values [][]byte) []byte {
 		t.Fatal(err)
 	}
 	return dump
-}
-
-func dialRetry(t *testing.T, sock string) net.Conn {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		conn, err := net.Dial("unix", sock)
-		if err == nil {
-			return conn
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server did not open %s: %v", sock, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func writeCommand(w *bufio.Writer, args ...[]byte) {
-	fmt.Fprintf(w, "*%d\r\n", len(args))
-	for _, a := range args {
-		fmt.Fprintf(w, "$%d\r\n", len(a))
-		w.Write(a)
-		w.WriteString("\r\n")
-	}
 }
 
 // findStringValue locates the string record for key (type byte 0, the key as

@@ -1,4 +1,4 @@
-package listcodec
+package rdbio_test
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 // are counted too; older liblzf output (Redis ≤ 3.0) may differ, which
 // compress handles by keeping such nodes.
 func TestLZFReproducesCorpusNodes(t *testing.T) {
-	var enc LZFEncoder
+	var enc rdbio.LZFEncoder
 	var raw, out []byte
 	total := map[string][2]int{}
 	for _, cf := range rdbiotest.Files(t) {
@@ -29,7 +29,7 @@ func TestLZFReproducesCorpusNodes(t *testing.T) {
 			if n.Enc != rdbio.EncLZF || n.Data == nil {
 				return true, nil
 			}
-			raw, err = LZFDecode(raw[:0], n.Data, int(n.ULen))
+			raw, err = rdbio.LZFDecode(raw[:0], n.Data, int(n.ULen))
 			if err != nil {
 				return false, err
 			}

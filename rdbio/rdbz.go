@@ -1,0 +1,23 @@
+package rdbio
+
+// The rdbz format (FORMAT.md): the one home of its constants. An rdbz file
+// is an RDB file whose list nodes may be stored as zstd frames; rdbio reads
+// and writes that string encoding like the others, and the AUX names below
+// say which files carry it.
+const (
+	// EncodingZstd is the special string encoding number of rdbz's zstd
+	// node strings: the byte 0xC4 (Redis uses 0..3).
+	EncodingZstd = 4
+	// ZstdFlagLZF is flag bit 0 of an 0xC4 string: the source stored the
+	// node LZF-compressed. No other flag bit is defined.
+	ZstdFlagLZF = 0x01
+
+	// AuxFormat marks an rdbz file; its value is the format version.
+	AuxFormat = "rdbz-format"
+	// AuxDict holds one embedded zstd dictionary.
+	AuxDict = "rdbz-dict"
+	// AuxDictID names, in decimal, an external dictionary the file needs.
+	AuxDictID = "rdbz-dict-id"
+	// FormatVersion is the value of AuxFormat that rdbz writes and reads.
+	FormatVersion = "1"
+)
