@@ -20,9 +20,10 @@ type CompressOptions struct {
 	Dict *Dict
 	// NoEmbed writes AUX rdbz-dict-id instead of the dictionary itself.
 	NoEmbed bool
-	Level   zstd.EncoderLevel // 0 = zstd.SpeedFastest
+	Level   zstd.EncoderLevel // 0 = DefaultLevel
 	// MinSaving is the share of a node's stored size that compression must
-	// save for the node to be stored compressed (0 = any saving).
+	// save for the node to be stored compressed (0 = any saving; callers
+	// start from DefaultCompressOptions for DefaultMinSaving).
 	MinSaving float64
 	// Verify decodes every compressed node and compares before writing it.
 	Verify bool
@@ -36,11 +37,7 @@ type CompressOptions struct {
 // Train.TrainBytes of node bytes, held in memory meanwhile.
 func Compress(dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error) {
 	start := time.Now()
-	if opt.Level == 0 {
-		opt.Level = zstd.SpeedFastest
-	}
-	opt.Train = opt.Train.withDefaults()
-	opt.Flow = opt.Flow.withDefaults()
+	opt = opt.withDefaults()
 	st := &Stats{}
 	if f, ok := src.(seekFile); ok && opt.Dict == nil && !opt.Train.Stream && isRegular(f) {
 		d, note, err := trainFromFile(f, opt)
@@ -58,6 +55,16 @@ func Compress(dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error)
 	err := c.run(dst, src, st)
 	st.Elapsed = time.Since(start)
 	return st, err
+}
+
+// withDefaults fills the zero fields that have a default.
+func (o CompressOptions) withDefaults() CompressOptions {
+	if o.Level == 0 {
+		o.Level = DefaultLevel
+	}
+	o.Train = o.Train.withDefaults()
+	o.Flow = o.Flow.withDefaults()
+	return o
 }
 
 // seekFile is a regular file that can be read twice (*os.File).

@@ -1,60 +1,78 @@
 package listcodec
 
 import (
-	"encoding/binary"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/train"
 )
 
 // TrainOptions configure how Compress trains a dictionary when it is given
-// none.
+// none (and how `rdbz train` does: the same rules, see BuildDict). Zero
+// fields take the values of DefaultTrainOptions.
 type TrainOptions struct {
-	DictSize    int     // dictionary size (default train.DefaultDictSize)
-	SampleBytes int64   // file mode: node bytes sampled uniformly over the file (default 2 MiB)
-	TrainBytes  int64   // stream mode: node bytes held before training (default 16 MiB)
+	DictSize    int     // largest dictionary size
+	SampleBytes int64   // file mode: node bytes sampled uniformly over the file
+	TrainBytes  int64   // stream mode: node bytes held before training
 	Seed        int64   // same input and seed, same dictionary
+	Tries       int     // shuffle seeds tried (train.Params.Tries)
+	ID          uint32  // dictionary ID; 0 derives one (train.Params.ID)
 	Stream      bool    // train from the first nodes even when the input is a file
-	MinGain     float64 // the dictionary must beat the stored node bytes by this share (default 0.05)
+	MinGain     float64 // the dictionary must beat the stored node bytes by this share
 }
 
+// withDefaults fills the zero fields from DefaultTrainOptions.
 func (o TrainOptions) withDefaults() TrainOptions {
+	d := DefaultTrainOptions()
 	if o.DictSize <= 0 {
-		o.DictSize = train.DefaultDictSize
+		o.DictSize = d.DictSize
 	}
 	if o.SampleBytes <= 0 {
-		o.SampleBytes = 2 << 20
+		o.SampleBytes = d.SampleBytes
 	}
 	if o.TrainBytes <= 0 {
-		o.TrainBytes = 16 << 20
+		o.TrainBytes = d.TrainBytes
+	}
+	if o.Tries <= 0 {
+		o.Tries = d.Tries
 	}
 	if o.MinGain == 0 {
-		o.MinGain = 0.05
+		o.MinGain = d.MinGain
 	}
 	return o
 }
 
+// NodeSample is one sampled list node: its decoded bytes, and what it
+// costs as stored in the input (string prefix and payload), against which
+// the gate weighs its compressed size.
+type NodeSample struct {
+	Data   []byte
+	Stored int64
+}
+
+// nodeSampleMeta is what a kept NodeSample costs the sample budget beyond
+// its bytes.
+const nodeSampleMeta = 8
+
 // nodeSampler keeps a bounded sample of decoded node strings and what the
 // nodes it saw cost as stored.
 type nodeSampler struct {
-	s            *train.Sampler
+	s            *train.Sampler[NodeSample]
 	limit        int64
 	stored, raw  int64 // all nodes seen
 	scratch      []byte
-	tagged       []byte
 	lzfUndecoded int64
 }
 
 func newNodeSampler(limit, seed int64) *nodeSampler {
-	return &nodeSampler{s: train.NewSampler(limit, seed), limit: limit}
+	return &nodeSampler{s: train.NewSampler[NodeSample](limit, seed), limit: limit}
 }
 
-// add samples one node item's decoded bytes. Each kept sample carries
-// the node's stored size in its first 8 bytes (see split), so that the gate
-// can weigh compressed against stored node by node.
+// add samples one node item's decoded bytes.
 func (n *nodeSampler) add(it *item) error {
 	raw, err := n.decode(it.node.enc, it.buf, it.node.ulen)
 	if err != nil {
@@ -66,22 +84,10 @@ func (n *nodeSampler) add(it *item) error {
 	stored := int64(len(it.hdr) + len(it.buf))
 	n.stored += stored
 	n.raw += int64(len(raw))
-	n.tagged = binary.LittleEndian.AppendUint64(n.tagged[:0], uint64(stored))
-	n.tagged = append(n.tagged, raw...)
-	n.s.Add(n.tagged)
+	n.s.Add(int64(len(raw))+nodeSampleMeta, func() NodeSample {
+		return NodeSample{Data: bytes.Clone(raw), Stored: stored}
+	})
 	return nil
-}
-
-// split returns the samples' node bytes and stored sizes.
-func (n *nodeSampler) split() ([][]byte, []int64) {
-	tagged := n.s.Samples()
-	raw := make([][]byte, len(tagged))
-	stored := make([]int64, len(tagged))
-	for i, t := range tagged {
-		stored[i] = int64(binary.LittleEndian.Uint64(t))
-		raw[i] = t[8:]
-	}
-	return raw, stored
 }
 
 func (n *nodeSampler) decode(enc rdbio.Enc, data []byte, ulen uint64) ([]byte, error) {
@@ -98,30 +104,31 @@ func (n *nodeSampler) full() bool {
 	return b >= n.limit
 }
 
-// build trains a dictionary on the sample and returns it, or nil and the
-// reason when compression would not pay: on a held-out part of the sample,
-// with each node stored compressed only where that saves MinSaving (as
-// compress decides), the nodes must come out MinGain smaller than stored.
+// build trains a dictionary on the sample (BuildDict) and returns it, or
+// nil and the reason when compression would not pay: on a held-out part of
+// the sample, with each node stored compressed only where that saves
+// MinSaving (as compress decides), the nodes must come out MinGain smaller
+// than stored, and what the nodes seen save must exceed the dictionary's
+// own size.
 func (n *nodeSampler) build(opt CompressOptions) (*Dict, string, error) {
-	samples, stored := n.split()
+	samples := n.s.Samples()
 	if len(samples) == 0 {
 		return nil, "no list nodes to train on: nothing compressed", nil
 	}
-	p := train.Params{DictSize: dictSizeFor(opt.Train.DictSize, n.raw), Seed: opt.Train.Seed, Level: opt.Level}
-	b, err := buildDict(samples, p)
+	d, err := BuildDict(samples, n.raw, opt.Train, opt.Level)
 	if errors.Is(err, train.ErrTooFewSamples) {
 		return nil, "too little list data to train a dictionary: nothing compressed", nil
 	}
-	if err != nil {
+	var te *trainerError
+	if errors.As(err, &te) {
 		// A sample the trainer cannot use is no reason to fail: the
 		// file is copied as it is, and the summary says why.
-		return nil, fmt.Sprintf("no dictionary could be trained (%v): nothing compressed", err), nil
+		return nil, fmt.Sprintf("no dictionary could be trained (%v): nothing compressed", te.err), nil
 	}
-	d, err := ParseDict(b)
 	if err != nil {
-		return nil, "", fmt.Errorf("trained dictionary: %w", err)
+		return nil, "", err
 	}
-	before, after, err := gateSizes(d, samples, stored, opt)
+	before, after, err := gateSizes(d, samples, opt)
 	if err != nil {
 		return nil, "", err
 	}
@@ -138,6 +145,30 @@ func (n *nodeSampler) build(opt CompressOptions) (*Dict, string, error) {
 	return d, "", nil
 }
 
+// BuildDict trains the dictionary that Compress would train from these
+// node samples (rawBytes: the decoded bytes of all the nodes they were
+// drawn from, which caps the dictionary at a tenth of them) for the given
+// level. `rdbz train` and Compress both build through it, so the same
+// sample and options give the same dictionary. An error wraps
+// train.ErrTooFewSamples when the samples cannot train one.
+func BuildDict(samples []NodeSample, rawBytes int64, opt TrainOptions, level zstd.EncoderLevel) (*Dict, error) {
+	opt = opt.withDefaults()
+	data := make([][]byte, len(samples))
+	for i, s := range samples {
+		data[i] = s.Data
+	}
+	p := train.Params{DictSize: dictSizeFor(opt.DictSize, rawBytes), Seed: opt.Seed, Tries: opt.Tries, ID: opt.ID, Level: level}
+	b, err := trainDict(data, p)
+	if err != nil {
+		return nil, err
+	}
+	d, err := ParseDict(b)
+	if err != nil {
+		return nil, fmt.Errorf("trained dictionary: %w", err)
+	}
+	return d, nil
+}
+
 // dictSizeFor shrinks the dictionary for little list data: zstd's own
 // advice is a dictionary of about a tenth (or less) of the data it serves.
 func dictSizeFor(want int, rawBytes int64) int {
@@ -148,20 +179,31 @@ func dictSizeFor(want int, rawBytes int64) int {
 	return int(max(min(int64(want), rawBytes/10), floor))
 }
 
-// buildDict runs the trainer, turning a panic into an error.
-func buildDict(samples [][]byte, p train.Params) (dict []byte, err error) {
+// trainerError is a failure of the trainer itself (not of its input).
+type trainerError struct{ err error }
+
+func (e *trainerError) Error() string { return e.err.Error() }
+func (e *trainerError) Unwrap() error { return e.err }
+
+// trainDict runs the trainer; a failure of its own (a panic included)
+// comes back as a *trainerError.
+func trainDict(samples [][]byte, p train.Params) (dict []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("trainer failed: %v", r)
+			err = &trainerError{fmt.Errorf("trainer failed: %v", r)}
 		}
 	}()
-	return train.Build(samples, p)
+	res, err := train.Train(samples, p)
+	if err != nil && !errors.Is(err, train.ErrTooFewSamples) {
+		err = &trainerError{err}
+	}
+	return res.Dict, err
 }
 
 // gateSizes compresses a held-out tenth of the samples (all of them when
 // there are few) as compress would and returns their stored and resulting
 // node bytes.
-func gateSizes(d *Dict, samples [][]byte, stored []int64, opt CompressOptions) (before, after int64, err error) {
+func gateSizes(d *Dict, samples []NodeSample, opt CompressOptions) (before, after int64, err error) {
 	codec, err := NewCodec([]*Dict{d}, d, opt.Level)
 	if err != nil {
 		return 0, 0, err
@@ -173,14 +215,15 @@ func gateSizes(d *Dict, samples [][]byte, stored []int64, opt CompressOptions) (
 		step = 10
 	}
 	for i := 0; i < len(samples); i += step {
-		frame = codec.Compress(frame[:0], samples[i])
-		head = rdbio.AppendStringHead(head[:0], rdbio.EncZstd, 0, uint64(len(frame)), uint64(len(samples[i])))
+		s := samples[i]
+		frame = codec.Compress(frame[:0], s.Data)
+		head = rdbio.AppendStringHead(head[:0], rdbio.EncZstd, 0, uint64(len(frame)), uint64(len(s.Data)))
 		c := int64(len(head) + len(frame))
-		before += stored[i]
-		if c < stored[i] && float64(stored[i]-c) >= opt.MinSaving*float64(stored[i]) {
+		before += s.Stored
+		if c < s.Stored && float64(s.Stored-c) >= opt.MinSaving*float64(s.Stored) {
 			after += c
 		} else {
-			after += stored[i]
+			after += s.Stored
 		}
 	}
 	return before, after, nil
@@ -190,16 +233,7 @@ func gateSizes(d *Dict, samples [][]byte, stored []int64, opt CompressOptions) (
 // pass), trains, and rewinds the file.
 func trainFromFile(f seekFile, opt CompressOptions) (*Dict, string, error) {
 	ns := newNodeSampler(opt.Train.SampleBytes, opt.Train.Seed)
-	it := &item{}
-	err := rdbio.ForEachNode(f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, func(key []byte, n *rdbio.Node) (bool, error) {
-		if n.Data == nil {
-			return true, nil // over the cap: never compressed
-		}
-		it.hdr, it.buf = n.Raw, n.Data
-		it.node = nodeIn{enc: n.Enc, ulen: n.ULen, key: key, offset: n.Offset}
-		return true, ns.add(it)
-	})
-	if err != nil {
+	if err := ns.addAll(f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, false); err != nil {
 		return nil, "", fmt.Errorf("sampling pass: %w", err)
 	}
 	d, note, err := ns.build(opt)
@@ -210,6 +244,56 @@ func trainFromFile(f seekFile, opt CompressOptions) (*Dict, string, error) {
 		return nil, "", fmt.Errorf("rewind input: %w", err)
 	}
 	return d, note, nil
+}
+
+// addAll samples the list nodes of an RDB stream: all of them, or only
+// until the sample budget is reached when untilFull.
+func (n *nodeSampler) addAll(src io.Reader, ropt rdbio.Options, untilFull bool) error {
+	it := &item{}
+	return rdbio.ForEachNode(src, ropt, func(key []byte, node *rdbio.Node) (bool, error) {
+		if node.Data == nil {
+			return true, nil // over the cap: never compressed
+		}
+		it.hdr, it.buf = node.Raw, node.Data
+		it.node = nodeIn{enc: node.Enc, ulen: node.ULen, key: key, offset: node.Offset}
+		if err := n.add(it); err != nil {
+			return false, err
+		}
+		return !untilFull || !n.full(), nil
+	})
+}
+
+// NodeSampler collects the sample of list nodes that training uses, the way
+// Compress collects it: a bounded, uniform, reproducible (per seed) sample
+// of the decoded node strings, and what the nodes cost as stored.
+type NodeSampler struct {
+	ns  *nodeSampler
+	opt TrainOptions
+}
+
+// NewNodeSampler returns a sampler with opt's budget (SampleBytes) and seed.
+func NewNodeSampler(opt TrainOptions) *NodeSampler {
+	opt = opt.withDefaults()
+	return &NodeSampler{ns: newNodeSampler(opt.SampleBytes, opt.Seed), opt: opt}
+}
+
+// AddAll samples the list nodes of an RDB stream: all of them, or, when
+// untilFull (a stream that cannot be read twice), only until the nodes seen
+// fill the budget.
+func (s *NodeSampler) AddAll(src io.Reader, ropt rdbio.Options, untilFull bool) error {
+	return s.ns.addAll(src, ropt, untilFull)
+}
+
+// Samples returns the nodes kept, in input order.
+func (s *NodeSampler) Samples() []NodeSample { return s.ns.s.Samples() }
+
+// Seen returns how many node bytes were decoded to be offered.
+func (s *NodeSampler) Seen() int64 { return s.ns.raw }
+
+// Dict builds the dictionary from samples (all of Samples, or a part of
+// them) with the sampler's options, as Compress would.
+func (s *NodeSampler) Dict(samples []NodeSample, level zstd.EncoderLevel) (*Dict, error) {
+	return BuildDict(samples, s.ns.raw, s.opt, level)
 }
 
 // DecodeNode returns a node's bytes: raw as stored, or LZF decoded into

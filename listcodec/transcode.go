@@ -5,28 +5,29 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 
 	"github.com/rdbz/rdbz/rdbio"
 )
 
 // Flow configures the pipeline of Compress and Decompress.
 type Flow struct {
-	Workers        int   // node workers; 0 = one per CPU
+	Workers        int   // node workers; 0 = DefaultWorkers()
 	Cap            int   // capture cap (rdbio.Options.Cap); 0 = rdbio.DefaultCap
-	QueueBytes     int64 // bytes in flight between the stages; 0 = 16 MiB
+	QueueBytes     int64 // bytes in flight between the stages; 0 = DefaultQueueBytes
 	IgnoreChecksum bool  // accept an input whose CRC64 does not match
 }
 
+// withDefaults fills the zero fields from DefaultFlow.
 func (f Flow) withDefaults() Flow {
+	d := DefaultFlow()
 	if f.Workers <= 0 {
-		f.Workers = runtime.NumCPU()
+		f.Workers = d.Workers
 	}
 	if f.Cap <= 0 {
-		f.Cap = rdbio.DefaultCap
+		f.Cap = d.Cap
 	}
 	if f.QueueBytes <= 0 {
-		f.QueueBytes = 16 << 20
+		f.QueueBytes = d.QueueBytes
 	}
 	return f
 }

@@ -1,12 +1,11 @@
 package listcodec
 
 import (
-	"encoding/binary"
+	"bytes"
 	"fmt"
 	"math"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/train"
 )
@@ -30,10 +29,9 @@ import (
 // training takes.
 type WhatIf struct {
 	opt    CompressOptions
-	ns     *nodeSampler   // Compress's training sample
-	est    *train.Sampler // the estimation sample: meta + node as stored
+	ns     *nodeSampler            // Compress's training sample
+	est    *train.Sampler[estNode] // the estimation sample
 	it     item
-	tag    []byte
 	nodes  int64
 	stored int64 // all node strings as stored (prefix and payload)
 	raw    int64 // all node strings stored raw
@@ -52,15 +50,11 @@ const estSeed = 0x657374696d617465
 // NewWhatIf returns a WhatIf for Compress run with opt (the options of
 // `rdbz compress` with its flags; defaults are applied as Compress does).
 func NewWhatIf(opt CompressOptions) *WhatIf {
-	if opt.Level == 0 {
-		opt.Level = zstd.SpeedFastest
-	}
-	opt.Train = opt.Train.withDefaults()
-	opt.Flow = opt.Flow.withDefaults()
+	opt = opt.withDefaults()
 	return &WhatIf{
 		opt: opt,
 		ns:  newNodeSampler(opt.Train.SampleBytes, opt.Train.Seed),
-		est: train.NewSampler(opt.Train.SampleBytes, opt.Train.Seed^estSeed),
+		est: train.NewSampler[estNode](opt.Train.SampleBytes, opt.Train.Seed^estSeed),
 	}
 }
 
@@ -68,17 +62,19 @@ func NewWhatIf(opt CompressOptions) *WhatIf {
 // prediction to hold: Compress's.
 func (w *WhatIf) Cap() int { return w.opt.Cap }
 
-// estimation sample layout: a fixed header, then the node's prefix bytes
-// (n.Raw) and its payload.
-const (
-	metaEnc       = 0  // u8 rdbio.Enc
-	metaFlags     = 1  // u8
-	metaInterior  = 2  // u8: neither the first nor the last node of its list
-	metaContainer = 3  // u8
-	metaULen      = 4  // u64
-	metaHdr       = 12 // u32 length of the prefix bytes
-	metaSize      = 16
-)
+// estNode is one node of the estimation sample, as stored.
+type estNode struct {
+	enc       rdbio.Enc
+	flags     byte
+	interior  bool // neither the first nor the last node of its list
+	container uint64
+	ulen      uint64
+	hdr, buf  []byte // the node's prefix bytes (n.Raw) and its payload
+}
+
+// estNodeMeta is what a kept estNode costs the sample budget beyond its
+// bytes.
+const estNodeMeta = 16
 
 // Node takes one list node as rdbio's Reader returns it, with its key,
 // index in the list and the list's node count. It does not keep n.
@@ -112,16 +108,10 @@ func (w *WhatIf) Node(key []byte, n *rdbio.Node, index, count uint64) error {
 	w.eligible++
 	w.eligStored += stored
 	w.eligDecoded += int64(n.ULen)
-	t := append(w.tag[:0], make([]byte, metaSize)...)
-	t[metaEnc], t[metaFlags], t[metaContainer] = byte(n.Enc), n.Flags, byte(n.Container)
-	if interior {
-		t[metaInterior] = 1
-	}
-	binary.LittleEndian.PutUint64(t[metaULen:], n.ULen)
-	binary.LittleEndian.PutUint32(t[metaHdr:], uint32(len(n.Raw)))
-	t = append(append(t, n.Raw...), n.Data...)
-	w.tag = t
-	w.est.Add(t)
+	w.est.Add(estNodeMeta+stored, func() estNode {
+		return estNode{enc: n.Enc, flags: n.Flags, interior: interior, container: n.Container, ulen: n.ULen,
+			hdr: bytes.Clone(n.Raw), buf: bytes.Clone(n.Data)}
+	})
 	return nil
 }
 
@@ -223,7 +213,7 @@ type WhatIfSettings struct {
 func (w *WhatIf) Estimate(fileBytes int64, compressed bool) (*WhatIfReport, error) {
 	o := w.opt
 	rep := &WhatIfReport{FileBytes: fileBytes, RdbzCompressBytes: fileBytes,
-		Settings: WhatIfSettings{Level: zstdLevel(o.Level), MinSaving: o.MinSaving, DictSize: o.Train.DictSize,
+		Settings: WhatIfSettings{Level: ZstdLevel(o.Level), MinSaving: o.MinSaving, DictSize: o.Train.DictSize,
 			SampleBytes: o.Train.SampleBytes, Seed: o.Train.Seed, MinGain: o.Train.MinGain, Cap: o.Cap}}
 	rep.Nodes = NodeEstimates{Nodes: w.nodes, Eligible: w.eligible, Stored: w.stored, Raw: w.raw}
 	tn, tb := w.ns.s.Kept()
@@ -299,10 +289,7 @@ func (w *WhatIf) evaluate(rep *WhatIfReport, dict *Dict) error {
 	)
 	samples := w.est.Samples()
 	for _, t := range samples {
-		enc, flags, container := rdbio.Enc(t[metaEnc]), t[metaFlags], uint64(t[metaContainer])
-		ulen := binary.LittleEndian.Uint64(t[metaULen:])
-		hl := int(binary.LittleEndian.Uint32(t[metaHdr:]))
-		hdr, buf := t[metaSize:metaSize+hl], t[metaSize+hl:]
+		enc, flags, container, ulen, hdr, buf := t.enc, t.flags, t.container, t.ulen, t.hdr, t.buf
 		stored := float64(len(hdr) + len(buf))
 		raw := buf
 		if enc == rdbio.EncLZF {
@@ -334,7 +321,7 @@ func (w *WhatIf) evaluate(rep *WhatIfReport, dict *Dict) error {
 		}
 		fb = wk.codec.Compress(fb[:0], raw)
 		s.dict += size(rdbio.EncZstd, len(fb))
-		if t[metaInterior] == 1 {
+		if t.interior {
 			s.dflyInterior++
 			s.dflyDecoded += float64(ulen)
 			if ulen >= 256 && uint64(len(fb))+32 < ulen && uint64(len(fb)) <= ulen*7/10 {
@@ -359,7 +346,7 @@ func (w *WhatIf) evaluate(rep *WhatIfReport, dict *Dict) error {
 	}
 	keptN, keptB := w.est.Kept()
 	seenN, _ := w.est.Seen()
-	rep.Sample.Nodes, rep.Sample.StoredBytes = keptN, keptB-int64(keptN*metaSize)
+	rep.Sample.Nodes, rep.Sample.StoredBytes = keptN, keptB-int64(keptN*estNodeMeta)
 	rep.Exact = int64(keptN) == seenN
 	other := w.stored - w.eligStored // nodes Compress leaves alone
 	scale := func(v float64) int64 {
@@ -384,19 +371,4 @@ func (w *WhatIf) evaluate(rep *WhatIfReport, dict *Dict) error {
 		df.CompressedShare = float64(s.dflyInteriorComp) / float64(s.dflyInterior)
 	}
 	return nil
-}
-
-// zstdLevel is the zstd command-line level of an encoder level.
-func zstdLevel(l zstd.EncoderLevel) int {
-	switch l {
-	case zstd.SpeedFastest:
-		return 1
-	case zstd.SpeedDefault:
-		return 3
-	case zstd.SpeedBetterCompression:
-		return 7
-	case zstd.SpeedBestCompression:
-		return 11
-	}
-	return int(l)
 }

@@ -309,11 +309,11 @@ func rdbzFile(t *testing.T) string {
 	for len(samples) < 8 { // enough samples for the trainer
 		samples = append(samples, samples...)
 	}
-	db, err := train.Build(samples, train.Params{DictSize: 4096, K: 256, D: 8, Seed: 1, Level: zstd.SpeedFastest})
+	tr, err := train.Train(samples, train.Params{DictSize: 4096, K: 256, D: 8, Seed: 1, Level: zstd.SpeedFastest})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := listcodec.ParseDict(db)
+	d, err := listcodec.ParseDict(tr.Dict)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// This file measures Build against the reference trainer, `zstd --train`
+// This file measures Train against the reference trainer, `zstd --train`
 // (zstd 1.5.4: FastCover, d=8, k optimized over 50..2000 in 4 steps, split
 // 0.75): both train on the same samples and are judged by the total size of
 // klauspost EncodeAll frames of held-out samples at SpeedDefault. zstd gets

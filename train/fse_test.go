@@ -43,7 +43,7 @@ func TestNCountRewriteZstdTables(t *testing.T) {
 func TestOwnTables(t *testing.T) {
 	for _, ds := range datasets {
 		samples := ds.gen(4, 256<<10)
-		d, err := Build(samples, Params{DictSize: 8 << 10, K: 200, D: 7})
+		d, err := dictOf(samples, Params{DictSize: 8 << 10, K: 200, D: 7})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +64,7 @@ func TestOwnTables(t *testing.T) {
 
 func TestSeqStatsDecodesFrames(t *testing.T) {
 	samples := jsonEvents(5, 1<<20)
-	dict, err := Build(samples, Params{DictSize: 16 << 10, K: 1024, D: 8})
+	dict, err := dictOf(samples, Params{DictSize: 16 << 10, K: 1024, D: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestRawDictSameParse(t *testing.T) {
 	samples := jsonEvents(6, 512<<10)
 	for _, level := range []zstd.EncoderLevel{zstd.SpeedFastest, zstd.SpeedDefault, zstd.SpeedBetterCompression} {
 		t.Run(level.String(), func(t *testing.T) {
-			dict, err := Build(samples, Params{DictSize: 16 << 10, K: 512, D: 7, Level: level})
+			dict, err := dictOf(samples, Params{DictSize: 16 << 10, K: 512, D: 7, Level: level})
 			if err != nil {
 				t.Fatal(err)
 			}

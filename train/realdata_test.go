@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/hdt3213/rdb/lzf"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
@@ -36,8 +35,8 @@ func emitNode(n *rdbio.Node, fn func([]byte)) error {
 	case rdbio.EncRaw:
 		fn(n.Data)
 	case rdbio.EncLZF:
-		raw, err := lzf.Decompress(n.Data, len(n.Data), int(n.ULen))
-		if err != nil || len(raw) != int(n.ULen) {
+		raw, err := rdbio.LZFDecode(nil, n.Data, int(n.ULen))
+		if err != nil {
 			return fmt.Errorf("LZF node at offset %d does not decode", n.Offset)
 		}
 		fn(raw)
@@ -48,8 +47,8 @@ func emitNode(n *rdbio.Node, fn func([]byte)) error {
 // corpusSamples returns a reservoir sample of the list nodes of one corpus
 // file, or an error if the file is missing or unreadable.
 func corpusSamples(name string, budget int64) ([][]byte, error) {
-	sm := NewSampler(budget, 42)
-	if err := listNodes(filepath.Join(corpusDir, name), sm.Add); err != nil {
+	sm := NewSampler[[]byte](budget, 42)
+	if err := listNodes(filepath.Join(corpusDir, name), func(b []byte) { AddBytes(sm, b) }); err != nil {
 		return nil, err
 	}
 	return sm.Samples(), nil

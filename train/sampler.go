@@ -7,7 +7,8 @@ import (
 	"slices"
 )
 
-// Sampler is a bounded-memory reservoir of byte samples.
+// Sampler is a bounded-memory reservoir of samples of type T, each with a
+// size in bytes (what keeping it costs, its metadata included).
 //
 // Every sample offered with Add gets a pseudo-random priority drawn from a
 // generator seeded with the sampler's seed. The sampler keeps the samples with
@@ -21,10 +22,10 @@ import (
 // per-sample overhead.
 //
 // A Sampler is not safe for concurrent use.
-type Sampler struct {
+type Sampler[T any] struct {
 	maxBytes  int64
 	rng       *rand.Rand
-	kept      sampleHeap
+	kept      sampleHeap[T]
 	keptBytes int64
 	threshold uint64 // priorities >= threshold are refused
 	seq       int64
@@ -32,68 +33,74 @@ type Sampler struct {
 	seenBytes int64
 }
 
-type sampleItem struct {
+type sampleItem[T any] struct {
 	prio uint64
 	seq  int64
-	data []byte
+	size int64
+	v    T
 }
 
 // sampleHeap is a max-heap on priority.
-type sampleHeap []sampleItem
+type sampleHeap[T any] []sampleItem[T]
 
-func (h sampleHeap) Len() int           { return len(h) }
-func (h sampleHeap) Less(i, j int) bool { return h[i].prio > h[j].prio }
-func (h sampleHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *sampleHeap) Push(x any)        { *h = append(*h, x.(sampleItem)) }
-func (h *sampleHeap) Pop() any {
+func (h sampleHeap[T]) Len() int           { return len(h) }
+func (h sampleHeap[T]) Less(i, j int) bool { return h[i].prio > h[j].prio }
+func (h sampleHeap[T]) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *sampleHeap[T]) Push(x any)        { *h = append(*h, x.(sampleItem[T])) }
+func (h *sampleHeap[T]) Pop() any {
 	old := *h
 	it := old[len(old)-1]
-	old[len(old)-1] = sampleItem{}
+	old[len(old)-1] = sampleItem[T]{}
 	*h = old[:len(old)-1]
 	return it
 }
 
 // NewSampler returns a Sampler that keeps at most maxBytes bytes of samples,
 // chosen deterministically from seed.
-func NewSampler(maxBytes int64, seed int64) *Sampler {
+func NewSampler[T any](maxBytes int64, seed int64) *Sampler[T] {
 	if maxBytes < 0 {
 		maxBytes = 0
 	}
 	s1, s2 := splitmix64(uint64(seed)), splitmix64(uint64(seed)^0x5851f42d4c957f2d)
-	return &Sampler{
+	return &Sampler[T]{
 		maxBytes:  maxBytes,
 		rng:       rand.New(rand.NewPCG(s1, s2)),
 		threshold: math.MaxUint64,
 	}
 }
 
-// Add offers a sample to the reservoir. The sample is copied if it is kept;
-// the caller may reuse its buffer afterwards. Empty samples and samples larger
-// than the whole budget are counted as seen but never kept.
-func (s *Sampler) Add(sample []byte) {
+// Add offers a sample of the given size to the reservoir. keep is called,
+// only if the sample is kept, for the value to hold: a copy of whatever the
+// caller will reuse. Samples of size 0 and samples larger than the whole
+// budget are counted as seen but never kept.
+func (s *Sampler[T]) Add(size int64, keep func() T) {
 	s.seenN++
-	s.seenBytes += int64(len(sample))
+	s.seenBytes += size
 	prio := s.rng.Uint64()
 	seq := s.seq
 	s.seq++
-	n := int64(len(sample))
-	if n == 0 || n > s.maxBytes || prio >= s.threshold {
+	if size <= 0 || size > s.maxBytes || prio >= s.threshold {
 		return
 	}
-	heap.Push(&s.kept, sampleItem{prio: prio, seq: seq, data: append([]byte(nil), sample...)})
-	s.keptBytes += n
+	heap.Push(&s.kept, sampleItem[T]{prio: prio, seq: seq, size: size, v: keep()})
+	s.keptBytes += size
 	for s.keptBytes > s.maxBytes {
-		it := heap.Pop(&s.kept).(sampleItem)
-		s.keptBytes -= int64(len(it.data))
+		it := heap.Pop(&s.kept).(sampleItem[T])
+		s.keptBytes -= it.size
 		s.threshold = it.prio
 	}
 }
 
-// Samples returns the kept samples in the order they were added. The slices
+// AddBytes offers a byte sample (copied if kept) to a Sampler of byte slices.
+func AddBytes(s *Sampler[[]byte], sample []byte) {
+	s.Add(int64(len(sample)), func() []byte { return slices.Clone(sample) })
+}
+
+// Samples returns the kept samples in the order they were added. They
 // belong to the Sampler and must not be modified.
-func (s *Sampler) Samples() [][]byte {
-	items := slices.Clone([]sampleItem(s.kept))
-	slices.SortFunc(items, func(a, b sampleItem) int {
+func (s *Sampler[T]) Samples() []T {
+	items := slices.Clone([]sampleItem[T](s.kept))
+	slices.SortFunc(items, func(a, b sampleItem[T]) int {
 		switch {
 		case a.seq < b.seq:
 			return -1
@@ -102,25 +109,25 @@ func (s *Sampler) Samples() [][]byte {
 		}
 		return 0
 	})
-	out := make([][]byte, len(items))
+	out := make([]T, len(items))
 	for i, it := range items {
-		out[i] = it.data
+		out[i] = it.v
 	}
 	return out
 }
 
 // Seen reports how many samples and bytes have been offered to Add.
-func (s *Sampler) Seen() (n int64, bytes int64) { return s.seenN, s.seenBytes }
+func (s *Sampler[T]) Seen() (n int64, bytes int64) { return s.seenN, s.seenBytes }
 
 // Kept reports how many samples and bytes the reservoir holds now.
-func (s *Sampler) Kept() (n int, bytes int64) { return len(s.kept), s.keptBytes }
+func (s *Sampler[T]) Kept() (n int, bytes int64) { return len(s.kept), s.keptBytes }
 
 // HeldOut splits samples deterministically into a training part holding about
 // frac of them and an evaluation part holding the rest. Which samples go where
 // depends only on len(samples), frac and seed; each part keeps the input order.
 // With frac >= 1 every sample is used for training; with 0 < frac < 1 and at
 // least two samples, both parts are non-empty.
-func HeldOut(samples [][]byte, frac float64, seed int64) (trainSet, evalSet [][]byte) {
+func HeldOut[T any](samples []T, frac float64, seed int64) (trainSet, evalSet []T) {
 	n := len(samples)
 	if n == 0 {
 		return nil, nil
@@ -141,8 +148,8 @@ func HeldOut(samples [][]byte, frac float64, seed int64) (trainSet, evalSet [][]
 	for _, i := range perm[:nTrain] {
 		inTrain[i] = true
 	}
-	trainSet = make([][]byte, 0, nTrain)
-	evalSet = make([][]byte, 0, n-nTrain)
+	trainSet = make([]T, 0, nTrain)
+	evalSet = make([]T, 0, n-nTrain)
 	for i, smp := range samples {
 		if inTrain[i] {
 			trainSet = append(trainSet, smp)

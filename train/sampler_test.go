@@ -31,11 +31,11 @@ func TestSamplerBudget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewSampler(tt.budget, 1)
+			s := NewSampler[[]byte](tt.budget, 1)
 			var seenBytes int64
 			for i := range tt.n {
 				b := numbered(i, tt.sizes(i))
-				s.Add(b)
+				AddBytes(s, b)
 				seenBytes += int64(len(b))
 				if _, kept := s.Kept(); kept > tt.budget {
 					t.Fatalf("after %d samples: %d bytes kept, budget %d", i+1, kept, tt.budget)
@@ -79,9 +79,9 @@ func TestSamplerBudget(t *testing.T) {
 
 func TestSamplerDeterministic(t *testing.T) {
 	run := func(seed int64) [][]byte {
-		s := NewSampler(5000, seed)
+		s := NewSampler[[]byte](5000, seed)
 		for i := range 1000 {
-			s.Add(numbered(i, 50+i%50))
+			AddBytes(s, numbered(i, 50+i%50))
 		}
 		return s.Samples()
 	}
@@ -105,9 +105,9 @@ func TestSamplerUniform(t *testing.T) {
 	)
 	var counts [groups]int
 	for seed := range int64(trials) {
-		s := NewSampler(keep*10, seed)
+		s := NewSampler[[]byte](keep*10, seed)
 		for i := range n {
-			s.Add(numbered(i, 10))
+			AddBytes(s, numbered(i, 10))
 		}
 		got := s.Samples()
 		if len(got) != keep {

@@ -1,6 +1,6 @@
 // Package train builds zstd dictionaries for rdbz.
 //
-// Build (or Train, which also reports how) picks the dictionary content from
+// Train picks the dictionary content from
 // a set of samples — typically list node strings: listpacks of JSON
 // documents or log lines, about 8 KiB each — with a FastCover-style
 // selection, and writes entropy tables fitted to what klauspost's encoder
@@ -51,7 +51,7 @@ const (
 	maxK           = 1<<16 - 1 // the picker counts window occurrences in 16 bits
 )
 
-// ErrTooFewSamples is returned (wrapped) by Build when the samples cannot
+// ErrTooFewSamples is returned (wrapped) by Train when the samples cannot
 // train a dictionary.
 var ErrTooFewSamples = errors.New("too few samples to train a dictionary")
 
@@ -79,6 +79,12 @@ type Params struct {
 	// Level is the level the dictionary will be used with; the entropy
 	// tables are fitted to it (default zstd.SpeedDefault).
 	Level zstd.EncoderLevel
+	// Tries is how many shuffle seeds (Seed, Seed+1, ...) the content
+	// selection is run with, each on all the samples; the dictionary with
+	// which the samples cost least stored node by node (each one frame, or
+	// as it is when that is smaller: what compress pays) is kept. 0 or 1:
+	// one run with Seed. The dictionary ID does not depend on the try.
+	Tries int
 	// Split is the fraction of the samples used for training while
 	// searching, the rest being held out to judge the candidates (default
 	// DefaultSplit, which measured better than 0.7 and 0.9). The final
@@ -189,6 +195,7 @@ func defaultID(seed int64) uint32 {
 // Result is a dictionary and how it was made.
 type Result struct {
 	Dict []byte // the complete zstd dictionary
+	Seed int64  // the shuffle seed of the try kept (see Params.Tries)
 	K, D int    // segment and d-mer sizes of the content selection
 	// PerSample tells how d-mers were scored: by the number of samples
 	// holding them (true) or by their number of occurrences (as zstd).
@@ -214,14 +221,9 @@ type Candidate struct {
 	Round int
 }
 
-// Build chooses dictionary content from samples and returns a complete zstd
-// dictionary (magic 0xEC30A437) of at most p.DictSize bytes; see Train.
-func Build(samples [][]byte, p Params) ([]byte, error) {
-	r, err := Train(samples, p)
-	return r.Dict, err
-}
-
-// Train builds a dictionary like Build and reports the parameters chosen.
+// Train chooses dictionary content from samples and returns a complete
+// zstd dictionary (magic 0xEC30A437) of at most p.DictSize bytes, with the
+// parameters chosen. It is the one way this package builds a dictionary.
 //
 // Content is chosen FastCover-style (cover.go): every d-byte string is
 // scored by the number of samples containing it; the samples, in an order
@@ -245,7 +247,12 @@ func Build(samples [][]byte, p Params) ([]byte, error) {
 // Samples shorter than 8 bytes are ignored; at least MinSamples others are
 // needed. The result depends only on the samples (and their order) and p.
 func Train(samples [][]byte, p Params) (Result, error) {
-	return build(samples, p, defaultConfig)
+	if p.Tries <= 1 {
+		r, err := build(samples, p, defaultConfig)
+		r.Seed = p.Seed
+		return r, err
+	}
+	return bestSeed(samples, p)
 }
 
 func build(samples [][]byte, p Params, cfg config) (Result, error) {
@@ -499,14 +506,10 @@ func spread(samples [][]byte, b budget) [][]byte {
 	return out
 }
 
-// BuildBest tries the content selection with several shuffle seeds (p.Seed,
-// p.Seed+1, ...), each on all the samples, and keeps the dictionary with
-// which the samples cost least stored node by node (storedSize) — the
-// measure compress pays. It also returns a dictionary built with the chosen
-// seed on nine tenths of the samples, for an honest report on the other
-// tenth. The dictionary ID stays the one p gives (or p.Seed derives), so
-// the result depends only on the samples and p.
-func BuildBest(samples [][]byte, p Params, tries int) (dict, judged []byte, err error) {
+// bestSeed runs the content selection with p.Tries shuffle seeds and keeps
+// the dictionary with which the samples cost least stored node by node
+// (storedSize) — the measure compress pays.
+func bestSeed(samples [][]byte, p Params) (Result, error) {
 	if p.ID == 0 {
 		p.ID = defaultID(p.Seed)
 	}
@@ -514,23 +517,23 @@ func BuildBest(samples [][]byte, p Params, tries int) (dict, judged []byte, err 
 	if level == 0 {
 		level = zstd.SpeedDefault
 	}
-	best, bestSize := p, int64(-1)
-	for i := 0; i < max(tries, 1); i++ {
+	var best Result
+	bestSize := int64(-1)
+	for i := 0; i < p.Tries; i++ {
 		q := p
 		q.Seed = p.Seed + int64(i)
-		d, err := Build(samples, q)
+		r, err := build(samples, q, defaultConfig)
 		if err != nil {
-			return nil, nil, err
+			return Result{}, err
 		}
-		size, err := storedSize(d, samples, level)
+		size, err := storedSize(r.Dict, samples, level)
 		if err != nil {
-			return nil, nil, err
+			return Result{}, err
 		}
 		if bestSize < 0 || size < bestSize {
-			best, bestSize, dict = q, size, d
+			best, bestSize = r, size
+			best.Seed = q.Seed
 		}
 	}
-	trainSet, _ := HeldOut(samples, 0.9, p.Seed)
-	judged, err = Build(trainSet, best)
-	return dict, judged, err
+	return best, nil
 }

@@ -29,7 +29,7 @@ func TestBuildDeterministic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := Build(samples, tt.p)
+			a, err := dictOf(samples, tt.p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -46,7 +46,7 @@ func TestBuildDeterministic(t *testing.T) {
 			}
 			p := tt.p
 			p.Seed++
-			c, err := Build(samples, p)
+			c, err := dictOf(samples, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +82,7 @@ func TestBuildID(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := Build(samples, Params{DictSize: 4 << 10, K: 256, D: 8, ID: tt.id, Seed: tt.seed})
+			d, err := dictOf(samples, Params{DictSize: 4 << 10, K: 256, D: 8, ID: tt.id, Seed: tt.seed})
 			if tt.wantErr {
 				if err == nil {
 					t.Fatalf("ID %d accepted", tt.id)
@@ -144,7 +144,7 @@ func TestBuildErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := Build(tt.samples, tt.p)
+			d, err := dictOf(tt.samples, tt.p)
 			if err == nil {
 				t.Fatalf("built a %d-byte dictionary", len(d))
 			}
@@ -178,7 +178,7 @@ func TestBuildEdgeCases(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := Build(tt.samples, tt.p)
+			d, err := dictOf(tt.samples, tt.p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -228,7 +228,7 @@ func TestDictWorksWithZstdCLI(t *testing.T) {
 		t.Skipf("%s not found", zstdCLI)
 	}
 	samples := smallJSON()
-	dict, err := Build(samples, Params{DictSize: 16 << 10, Seed: 1})
+	dict, err := dictOf(samples, Params{DictSize: 16 << 10, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestTrainResult(t *testing.T) {
 
 func TestEvaluate(t *testing.T) {
 	trainSet, evalSet := HeldOut(smallJSON(), 0.8, 1)
-	dict, err := Build(trainSet, Params{DictSize: 16 << 10})
+	dict, err := dictOf(trainSet, Params{DictSize: 16 << 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,4 +362,10 @@ func TestEvaluate(t *testing.T) {
 	if st, err := Evaluate(dict, nil, 0); err != nil || st != (Stats{}) {
 		t.Errorf("no samples: %+v, %v", st, err)
 	}
+}
+
+// dictOf is Train's dictionary alone.
+func dictOf(samples [][]byte, p Params) ([]byte, error) {
+	r, err := Train(samples, p)
+	return r.Dict, err
 }

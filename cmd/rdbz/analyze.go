@@ -13,7 +13,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/urfave/cli/v2"
@@ -28,7 +27,7 @@ func analyzeCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.IntFlag{Name: "top", Value: 10, Usage: "keys and prefixes in each ranking"},
-			&cli.Int64Flag{Name: "sample-bytes", Value: compressFlagInt64("sample-bytes"),
+			&cli.Int64Flag{Name: "sample-bytes", Value: listcodec.DefaultSampleBytes,
 				Usage: "node bytes sampled to train the what-if dictionary (as rdbz compress --sample-bytes; 0: no what-if)"},
 			&cli.StringFlag{Name: "prefix-sep", Value: ":", Usage: "characters that end a key prefix"},
 			&cli.IntFlag{Name: "mem-cap", Value: 1 << 20, Usage: "largest value (serialized bytes) run through hdt3213/rdb's memory profiler"},
@@ -59,7 +58,7 @@ func runAnalyze(c *cli.Context) error {
 	opt := rdbio.AnalyzeOptions{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"),
 		MemCap: c.Int("mem-cap"), MemEvery: c.Int("mem-every")}
 	if sb := c.Int64("sample-bytes"); sb > 0 {
-		co := compressDefaults()
+		co := listcodec.DefaultCompressOptions()
 		co.Train.SampleBytes = sb
 		co.Cap = c.Int("cap")
 		wi = listcodec.NewWhatIf(co)
@@ -111,48 +110,6 @@ func limitMemory(n int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(n)
 	}
-}
-
-// compressDefaults returns the options `rdbz compress` runs with when given
-// no flags, read from its flag definitions so that the two cannot drift.
-func compressDefaults() listcodec.CompressOptions {
-	return listcodec.CompressOptions{
-		Flow:      listcodec.Flow{Cap: int(compressFlagInt64("cap"))},
-		Level:     zstd.EncoderLevelFromZstd(int(compressFlagInt64("level"))),
-		MinSaving: compressFlagFloat("min-saving"),
-		Train: listcodec.TrainOptions{DictSize: int(compressFlagInt64("dict-size")),
-			SampleBytes: compressFlagInt64("sample-bytes"), TrainBytes: compressFlagInt64("train-bytes"),
-			Seed: compressFlagInt64("seed")},
-	}
-}
-
-// compressFlag finds a flag of the compress command.
-func compressFlag(name string) cli.Flag {
-	for _, f := range compressCommand().Flags {
-		for _, n := range f.Names() {
-			if n == name {
-				return f
-			}
-		}
-	}
-	panic("compress has no flag " + name)
-}
-
-func compressFlagInt64(name string) int64 {
-	switch f := compressFlag(name).(type) {
-	case *cli.IntFlag:
-		return int64(f.Value)
-	case *cli.Int64Flag:
-		return f.Value
-	}
-	panic("compress flag " + name + " is not an integer")
-}
-
-func compressFlagFloat(name string) float64 {
-	if f, ok := compressFlag(name).(*cli.Float64Flag); ok {
-		return f.Value
-	}
-	panic("compress flag " + name + " is not a float")
 }
 
 // printAnalysis writes the report for people: aligned tables, human sizes.

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+	"github.com/urfave/cli/v2"
 )
 
 // analyzeJSON is the part of rdbz analyze --json the tests read.
@@ -297,11 +298,20 @@ func TestAnalyzeErrors(t *testing.T) {
 	}
 }
 
-// TestCompressDefaultsMatchFlags: the what-if's settings are compress's.
+// TestCompressDefaultsMatchFlags: `rdbz compress` with no flags runs with
+// the library's defaults (which the what-if uses too).
 func TestCompressDefaultsMatchFlags(t *testing.T) {
-	o := compressDefaults()
-	got := fmt.Sprint(o.Level, o.MinSaving, o.Train.DictSize, o.Train.SampleBytes, o.Train.Seed, o.Cap)
-	if o.MinSaving <= 0 || o.Train.SampleBytes <= 0 || o.Cap <= 0 || o.Train.DictSize <= 0 {
-		t.Fatalf("defaults %s", got)
+	var got listcodec.CompressOptions
+	cmd := compressCommand()
+	cmd.Action = func(c *cli.Context) error {
+		got = compressOptions(c)
+		return nil
+	}
+	app := &cli.App{Commands: []*cli.Command{cmd}}
+	if err := app.Run([]string{"rdbz", "compress", "in.rdb"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := listcodec.DefaultCompressOptions(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("flags give\n%+v\nlibrary defaults are\n%+v", got, want)
 	}
 }

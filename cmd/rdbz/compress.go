@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec"
@@ -17,12 +16,13 @@ import (
 const compressHeadroom = 24 << 20
 
 func flowFlags() []cli.Flag {
+	d := listcodec.DefaultFlow()
 	return []cli.Flag{
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "OUT (a path, or - for stdout)"},
 		&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "overwrite OUT"},
-		&cli.IntFlag{Name: "workers", Value: runtime.NumCPU(), Usage: "node workers"},
+		&cli.IntFlag{Name: "workers", Value: d.Workers, Usage: "node workers"},
 		capFlag(),
-		&cli.Int64Flag{Name: "queue-bytes", Value: 16 << 20, Usage: "bytes in flight between reader, workers and writer"},
+		&cli.Int64Flag{Name: "queue-bytes", Value: d.QueueBytes, Usage: "bytes in flight between reader, workers and writer"},
 		&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept an input whose CRC64 does not match"},
 	}
 }
@@ -33,6 +33,7 @@ func flowFrom(c *cli.Context) listcodec.Flow {
 }
 
 func compressCommand() *cli.Command {
+	d := listcodec.DefaultCompressOptions()
 	return &cli.Command{
 		Name:      "compress",
 		Usage:     "rewrite list nodes into zstd-dictionary-compressed form; everything else is copied byte for byte",
@@ -40,26 +41,34 @@ func compressCommand() *cli.Command {
 		Flags: append(flowFlags(),
 			&cli.StringFlag{Name: "dict", Usage: "zstd dictionary file (rdbz train or zstd --train); default: train one from IN"},
 			&cli.BoolFlag{Name: "no-embed", Usage: "with --dict: store only its ID (AUX rdbz-dict-id), not the dictionary"},
-			&cli.IntFlag{Name: "level", Value: 1, Usage: "zstd level: 1 fastest (default: measured smaller and 2.5x faster than 3 on list nodes with a dictionary), 3 default, 7 better, 11 best"},
-			&cli.Float64Flag{Name: "min-saving", Value: 0.02, Usage: "share of a node's stored size compression must save"},
+			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(d.Level), Usage: "zstd level: 1 fastest (with a dictionary, smaller and 2.5x faster than 3 on list nodes), 3, 7 better, 11 best"},
+			&cli.Float64Flag{Name: "min-saving", Value: d.MinSaving, Usage: "share of a node's stored size compression must save"},
 			&cli.BoolFlag{Name: "verify", Usage: "decode each compressed node and compare before writing it"},
-			&cli.IntFlag{Name: "dict-size", Value: 64 << 10, Usage: "size of a trained dictionary"},
-			&cli.Int64Flag{Name: "sample-bytes", Value: 2 << 20, Usage: "node bytes sampled uniformly over a file to train (2 MiB: within 0.3% of 8 MiB on the generated corpus, faster, less memory)"},
-			&cli.Int64Flag{Name: "train-bytes", Value: 16 << 20, Usage: "node bytes held to train on a stream"},
-			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "training seed"},
+			&cli.IntFlag{Name: "dict-size", Value: d.Train.DictSize, Usage: "largest size of a trained dictionary (at most a tenth of the list data)"},
+			&cli.Int64Flag{Name: "sample-bytes", Value: d.Train.SampleBytes, Usage: "node bytes sampled uniformly over a file to train"},
+			&cli.Int64Flag{Name: "train-bytes", Value: d.Train.TrainBytes, Usage: "node bytes held to train on a stream"},
+			&cli.Int64Flag{Name: "seed", Value: d.Train.Seed, Usage: "training seed"},
+			&cli.IntFlag{Name: "tries", Value: d.Train.Tries, Usage: "shuffle seeds tried in training (as rdbz train --tries)"},
 			&cli.BoolFlag{Name: "stream", Usage: "train from the first nodes even when IN is a file"},
 		),
 		Action: runCompress,
 	}
 }
 
+// compressOptions reads the compress flags (whose defaults are the
+// library's) into options.
+func compressOptions(c *cli.Context) listcodec.CompressOptions {
+	opt := listcodec.DefaultCompressOptions()
+	opt.Flow, opt.NoEmbed, opt.Level = flowFrom(c), c.Bool("no-embed"), zstd.EncoderLevelFromZstd(c.Int("level"))
+	opt.MinSaving, opt.Verify = c.Float64("min-saving"), c.Bool("verify")
+	t := &opt.Train
+	t.DictSize, t.SampleBytes, t.TrainBytes = c.Int("dict-size"), c.Int64("sample-bytes"), c.Int64("train-bytes")
+	t.Seed, t.Tries, t.Stream = c.Int64("seed"), c.Int("tries"), c.Bool("stream")
+	return opt
+}
+
 func runCompress(c *cli.Context) error {
-	opt := listcodec.CompressOptions{
-		Flow: flowFrom(c), NoEmbed: c.Bool("no-embed"), Level: zstd.EncoderLevelFromZstd(c.Int("level")),
-		MinSaving: c.Float64("min-saving"), Verify: c.Bool("verify"),
-		Train: listcodec.TrainOptions{DictSize: c.Int("dict-size"), SampleBytes: c.Int64("sample-bytes"),
-			TrainBytes: c.Int64("train-bytes"), Seed: c.Int64("seed"), Stream: c.Bool("stream")},
-	}
+	opt := compressOptions(c)
 	// The heap holds the training sample (or, on a stream, the held
 	// records and their sample), the trainer's tables, and the queue.
 	held := opt.Train.SampleBytes
