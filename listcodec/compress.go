@@ -2,6 +2,7 @@ package listcodec
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -30,17 +31,23 @@ type CompressOptions struct {
 	Train  TrainOptions
 }
 
-// Compress rewrites the list nodes of an RDB stream into rdbz's
+// Compress is CompressContext without cancellation.
+func Compress(dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error) {
+	return CompressContext(context.Background(), dst, src, opt)
+}
+
+// CompressContext rewrites the list nodes of an RDB stream into rdbz's
 // dictionary-compressed form and copies everything else byte for byte.
 // Without a dictionary it trains one: from a first pass over src when src
 // is a regular file (and not Train.Stream), else from the first
-// Train.TrainBytes of node bytes, held in memory meanwhile.
-func Compress(dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error) {
+// Train.TrainBytes of node bytes, held in memory meanwhile. Cancelling ctx
+// stops it with ctx's error.
+func CompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error) {
 	start := time.Now()
 	opt = opt.withDefaults()
 	st := &Stats{}
 	if f, ok := src.(seekFile); ok && opt.Dict == nil && !opt.Train.Stream && isRegular(f) {
-		d, note, err := trainFromFile(f, opt)
+		d, note, err := trainFromFile(ctx, f, opt)
 		if err != nil {
 			return st, err
 		}
@@ -52,7 +59,7 @@ func Compress(dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error)
 		opt.Dict = d
 	}
 	c := &compressor{opt: opt}
-	err := c.run(dst, src, st)
+	err := c.run(ctx, dst, src, st)
 	st.Elapsed = time.Since(start)
 	return st, err
 }
@@ -78,40 +85,93 @@ func isRegular(f seekFile) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
+// compressState is where Compress is in training on a stream (Dragonfly's
+// states); with a dictionary given or trained from a first pass it starts
+// in stateCompress.
+type compressState uint8
+
+const (
+	// stateWait: no dictionary yet and no list seen; records pass.
+	stateWait compressState = iota
+	// stateTrain: from the first list on, records are held and their nodes
+	// sampled, until the sample is full (or the held bytes reach train
+	// bytes + cap, or the input ends).
+	stateTrain
+	// stateCompress: the dictionary (or the decision to do without one)
+	// is made; items flow to the workers and the writer.
+	stateCompress
+)
+
+// compressor is Compress's handler of the transcoder.
 type compressor struct {
-	opt CompressOptions
-	t   *transcoder
-	// training state (no dictionary yet)
-	holding bool
+	opt   CompressOptions
+	t     *transcoder
+	state compressState
+	// stateTrain
 	held    []*item
 	heldB   int64
 	sampler *nodeSampler
 }
 
-func (c *compressor) run(dst io.Writer, src io.Reader, st *Stats) error {
-	t, err := newTranscoder(dst, src, c.opt.Flow, st)
+func (c *compressor) run(ctx context.Context, dst io.Writer, src io.Reader, st *Stats) error {
+	t, err := newTranscoder(ctx, dst, src, c.opt.Flow, st)
 	if err != nil {
 		return err
 	}
-	c.t = t
-	t.onAux = func(rec *rdbio.Record) error {
-		if bytes.HasPrefix(rec.Name, []byte("rdbz-")) {
-			return errAlreadyCompressed(rec)
-		}
-		return nil
-	}
+	c.t, t.h = t, c
 	if err := t.ch.inject(rdbio.AppendAux(nil, []byte(rdbio.AuxFormat), []byte(rdbio.FormatVersion))); err != nil {
 		return t.p.stop(err)
 	}
 	if c.opt.Dict != nil {
+		c.state = stateCompress
 		if err := c.useDict(c.opt.Dict); err != nil {
 			return t.p.stop(err)
 		}
 	} else {
+		c.state = stateWait
 		c.sampler = newNodeSampler(c.opt.Train.TrainBytes, c.opt.Train.Seed)
-		t.onList = c.firstList
 	}
 	return t.run()
+}
+
+// aux refuses a file that is rdbz-compressed already.
+func (c *compressor) aux(rec *rdbio.Record) error {
+	if bytes.HasPrefix(rec.Name, []byte("rdbz-")) {
+		return errAlreadyCompressed(rec)
+	}
+	return nil
+}
+
+// list starts training at the first list record (stateWait → stateTrain).
+// The record's bytes gathered so far are held too, so that the dictionary
+// can go in front of them.
+func (c *compressor) list(rec *rdbio.Record) error {
+	if c.state != stateWait {
+		return nil
+	}
+	t := c.t
+	ok, err := t.ch.split(int(t.r.Passed() - rec.Offset))
+	if err != nil || !ok { // a key too long to hold back: try the next list
+		return err
+	}
+	c.state = stateTrain
+	return nil
+}
+
+// node samples a held node's decoded bytes while training.
+func (c *compressor) node(it *item) error {
+	if c.state != stateTrain {
+		return nil
+	}
+	return c.sampler.add(it)
+}
+
+// emit holds items while training and queues them otherwise.
+func (c *compressor) emit(it *item, toWorkers bool) error {
+	if c.state != stateTrain {
+		return c.t.queue(it, toWorkers)
+	}
+	return c.hold(it)
 }
 
 // useDict writes the dictionary's AUX record and starts the workers.
@@ -129,29 +189,10 @@ func (c *compressor) useDict(d *Dict) error {
 	return t.p.startWorkers(c.opt.Workers, func() (nodeFunc, error) { return c.newWorker(d) })
 }
 
-// firstList starts holding records at the first list record (training on
-// a stream: Dragonfly's train state). The record's bytes gathered so far
-// are held too, so that the dictionary can go in front of them.
-func (c *compressor) firstList(rec *rdbio.Record) error {
-	t := c.t
-	ok, err := t.ch.split(int(t.r.Passed() - rec.Offset))
-	if err != nil || !ok { // a key too long to hold back: try the next list
-		return err
-	}
-	c.holding = true
-	t.onList, t.onNode, t.emit = nil, c.sample, c.hold
-	return nil
-}
-
-// sample collects a held node's decoded bytes for training.
-func (c *compressor) sample(it *item) error {
-	return c.sampler.add(it)
-}
-
-// hold keeps items in memory while training; when enough node bytes are
-// seen, or the held bytes reach train bytes + cap, it trains and releases
-// them (Dragonfly's bulk state) and lets the rest stream (per-node state).
-func (c *compressor) hold(it *item, toWorkers bool) error {
+// hold keeps an item in memory while training; when enough node bytes are
+// seen, or the held bytes reach train bytes + cap, or the trailer comes, it
+// trains and releases them.
+func (c *compressor) hold(it *item) error {
 	c.held = append(c.held, it)
 	c.heldB += int64(len(it.buf) + len(it.hdr))
 	if it.kind == itemTrailer || c.sampler.full() || c.heldB >= c.opt.Train.TrainBytes+int64(c.opt.Cap) {
@@ -160,9 +201,12 @@ func (c *compressor) hold(it *item, toWorkers bool) error {
 	return nil
 }
 
+// release ends training (stateTrain → stateCompress): it builds the
+// dictionary, and queues it and the held items (Dragonfly's bulk state);
+// later items stream (its per-node state).
 func (c *compressor) release() error {
 	t := c.t
-	t.emit, t.onNode, c.holding = t.queue, nil, false
+	c.state = stateCompress
 	d, note, err := c.sampler.build(c.opt)
 	if err != nil {
 		return err
@@ -177,7 +221,7 @@ func (c *compressor) release() error {
 		t.stats.Note = note
 	}
 	for _, h := range c.held {
-		if err := t.emit(h, h.kind == itemNode); err != nil {
+		if err := t.queue(h, h.kind == itemNode); err != nil {
 			return err
 		}
 	}
@@ -234,7 +278,7 @@ func (w *worker) compress(it *item) error {
 		back, err := w.codec.Decompress(w.ver[:0], frame, len(raw))
 		w.ver = back
 		if err != nil || !bytes.Equal(back, raw) {
-			return nodeError(it, "verify", fmt.Errorf("compressed node does not decode back to its input (%v)", err))
+			return nodeError(it, "verify", fmt.Errorf("%w (%v)", ErrVerify, err))
 		}
 	}
 	it.out, it.outEnc, it.changed = frame, rdbio.EncZstd, true
@@ -259,7 +303,7 @@ func (w *worker) decoded(it *item) ([]byte, bool, error) {
 		chk, ok := w.lzf.Encode(w.chk[:0], raw, len(it.buf)+64)
 		w.chk = chk
 		if !ok || !bytes.Equal(chk, it.buf) {
-			it.outFlags = unfaithfulMark
+			it.unfaithful = true
 			return nil, false, nil
 		}
 		return raw, true, nil

@@ -65,7 +65,7 @@ func TestCorpusRoundTrip(t *testing.T) {
 				}
 				t.Fatalf("compress: %v", err)
 			}
-			t.Logf("%s", st.Summary("compress"))
+			t.Logf("%+v", *st)
 			back := decompressBytes(t, comp, ToOriginal)
 			if badCRC {
 				back = back[:max(len(back)-8, 0)]

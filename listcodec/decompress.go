@@ -1,6 +1,7 @@
 package listcodec
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -34,7 +35,7 @@ func ParseTarget(s string) (Target, error) {
 	case "raw":
 		return ToRaw, nil
 	}
-	return 0, fmt.Errorf("unknown target %q (want original, lzf or raw)", s)
+	return 0, fmt.Errorf("%w %q (want original, lzf or raw)", ErrTarget, s)
 }
 
 // DecompressOptions configure Decompress.
@@ -44,25 +45,31 @@ type DecompressOptions struct {
 	Dicts []*Dict // external dictionaries (for files written with NoEmbed)
 }
 
-// Decompress turns an rdbz-compressed RDB stream back into one that a stock
-// redis-server loads: zstd nodes become raw or LZF strings, and rdbz's AUX
-// fields are dropped. On an ordinary RDB it converts LZF and raw nodes into
-// each other (ToLZF, ToRaw) or copies it unchanged (ToOriginal).
+// Decompress is DecompressContext without cancellation.
 func Decompress(dst io.Writer, src io.Reader, opt DecompressOptions) (*Stats, error) {
+	return DecompressContext(context.Background(), dst, src, opt)
+}
+
+// DecompressContext turns an rdbz-compressed RDB stream back into one that
+// a stock redis-server loads: zstd nodes become raw or LZF strings, and
+// rdbz's AUX fields are dropped. On an ordinary RDB it converts LZF and raw
+// nodes into each other (ToLZF, ToRaw) or copies it unchanged (ToOriginal).
+// Cancelling ctx stops it with ctx's error.
+func DecompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt DecompressOptions) (*Stats, error) {
 	start := time.Now()
 	st := &Stats{}
-	t, err := newTranscoder(dst, src, opt.Flow, st)
+	t, err := newTranscoder(ctx, dst, src, opt.Flow, st)
 	if err != nil {
 		return st, err
 	}
 	d := &decompressor{opt: opt, t: t, dicts: append([]*Dict(nil), opt.Dicts...)}
-	t.onAux = d.aux
-	t.onList = d.startWorkers
+	t.h = d
 	err = t.run()
 	st.Elapsed = time.Since(start)
 	return st, err
 }
 
+// decompressor is Decompress's handler of the transcoder.
 type decompressor struct {
 	opt     DecompressOptions
 	t       *transcoder
@@ -75,7 +82,7 @@ func (d *decompressor) aux(rec *rdbio.Record) error {
 	switch string(rec.Name) {
 	case rdbio.AuxFormat:
 		if string(rec.Value) != rdbio.FormatVersion {
-			return fmt.Errorf("rdbz format %q at offset %d: this rdbz reads format %s", rec.Value, rec.Offset, rdbio.FormatVersion)
+			return fmt.Errorf("rdbz format %q at offset %d: this rdbz reads format %s: %w", rec.Value, rec.Offset, rdbio.FormatVersion, ErrFormatVersion)
 		}
 	case rdbio.AuxDict:
 		dict, err := ParseDict(append([]byte(nil), rec.Value...))
@@ -105,12 +112,18 @@ func (d *decompressor) checkDictID(rec *rdbio.Record) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("the file was compressed with external dictionary %d: pass it with --dict", id)
+	return fmt.Errorf("the file was compressed with external dictionary %d: pass it with --dict: %w", id, ErrUnknownDict)
 }
 
-// startWorkers (re)starts the workers at a list record when dictionaries
-// arrived since they started.
-func (d *decompressor) startWorkers(*rdbio.Record) error {
+// node leaves node items as they are: the workers decide.
+func (d *decompressor) node(*item) error { return nil }
+
+// emit queues every item.
+func (d *decompressor) emit(it *item, toWorkers bool) error { return d.t.queue(it, toWorkers) }
+
+// list (re)starts the workers at a list record when dictionaries arrived
+// since they started.
+func (d *decompressor) list(*rdbio.Record) error {
 	t := d.t
 	if t.workers && d.started == len(d.dicts) {
 		return nil

@@ -1,6 +1,7 @@
 package listcodec
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -42,8 +43,11 @@ type item struct {
 	outEnc   rdbio.Enc
 	outFlags byte
 	changed  bool
-	err      error
-	done     chan struct{}
+	// unfaithful: a kept LZF node whose stream the encoder would not
+	// reproduce byte for byte.
+	unfaithful bool
+	err        error
+	done       chan struct{}
 }
 
 // nodeIn describes the node as read.
@@ -114,16 +118,20 @@ type pipeline struct {
 	written chan struct{}  // closed when the writer goroutine ends
 	stats   *Stats
 	pool    sync.Pool
+	stopCtx func() bool // stops watching the context
 }
 
-// newPipeline starts the writer; workers start with startWorkers.
-func newPipeline(w *rdbio.Writer, queue int, maxBytes int64, stats *Stats) *pipeline {
+// newPipeline starts the writer; workers start with startWorkers. When ctx
+// is cancelled the pipeline fails with its error, which unblocks every
+// stage.
+func newPipeline(ctx context.Context, w *rdbio.Writer, queue int, maxBytes int64, stats *Stats) *pipeline {
 	p := &pipeline{
 		w: w, items: make(chan *item, queue), jobs: make(chan *item, queue),
 		budget: newBudget(maxBytes), abort: make(chan struct{}), written: make(chan struct{}),
 		stats: stats,
 	}
 	p.pool.New = func() any { return &item{done: make(chan struct{}, 1)} }
+	p.stopCtx = context.AfterFunc(ctx, func() { p.fail(context.Cause(ctx)) })
 	go p.writeLoop()
 	return p
 }
@@ -179,7 +187,7 @@ func (p *pipeline) failed() error {
 func (p *pipeline) newItem(kind itemKind) *item {
 	it := p.pool.Get().(*item)
 	it.kind, it.changed, it.err, it.charge = kind, false, nil, 0
-	it.outEnc, it.outFlags = 0, 0
+	it.outEnc, it.outFlags, it.unfaithful = 0, 0, false
 	it.buf, it.hdr, it.out = it.buf[:0], it.hdr[:0], it.out[:0]
 	return it
 }
@@ -261,6 +269,7 @@ func (p *pipeline) writeNode(it *item) error {
 
 // finish closes the queues, waits for the writer and workers, flushes.
 func (p *pipeline) finish() error {
+	p.stopCtx()
 	close(p.jobs)
 	close(p.items)
 	<-p.written

@@ -1,7 +1,6 @@
 package listcodec
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -33,41 +32,8 @@ func (s *Stats) addNode(it *item, written int64) {
 		s.Changed++
 	} else {
 		s.Kept++
-		if it.outFlags == unfaithfulMark {
+		if it.unfaithful {
 			s.Unfaithful++
 		}
 	}
-}
-
-// Summary is the one-line report printed at the end.
-func (s *Stats) Summary(verb string) string {
-	secs := s.Elapsed.Seconds()
-	mbs := 0.0
-	if secs > 0 {
-		mbs = float64(s.BytesIn) / 1e6 / secs
-	}
-	line := fmt.Sprintf("%s: %d -> %d bytes (%.3fx); list nodes %d -> %d bytes; nodes %d: %d re-encoded, %d kept, %d over cap",
-		verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), s.NodeBytesIn, s.NodeBytesOut,
-		s.Nodes, s.Changed, s.Kept, s.Big)
-	if s.Unfaithful > 0 {
-		line += fmt.Sprintf(" (%d LZF nodes not reproducible, kept)", s.Unfaithful)
-	}
-	if s.DictID != 0 {
-		line += fmt.Sprintf("; dictionary %d (%d bytes)", s.DictID, s.DictBytes)
-	}
-	if s.Note != "" {
-		line += "; " + s.Note
-	}
-	return line + fmt.Sprintf("; %.2fs, %.1f MB/s", secs, mbs)
-}
-
-// unfaithfulMark in a kept node's outFlags says the LZF stream was not one
-// the encoder reproduces.
-const unfaithfulMark = 0xFF
-
-func ratio(a, b int64) float64 {
-	if b == 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
 }

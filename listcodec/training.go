@@ -2,6 +2,7 @@ package listcodec
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -231,9 +232,9 @@ func gateSizes(d *Dict, samples []NodeSample, opt CompressOptions) (before, afte
 
 // trainFromFile samples nodes uniformly over the whole file (a first
 // pass), trains, and rewinds the file.
-func trainFromFile(f seekFile, opt CompressOptions) (*Dict, string, error) {
+func trainFromFile(ctx context.Context, f seekFile, opt CompressOptions) (*Dict, string, error) {
 	ns := newNodeSampler(opt.Train.SampleBytes, opt.Train.Seed)
-	if err := ns.addAll(f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, false); err != nil {
+	if err := ns.addAll(ctx, f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, false); err != nil {
 		return nil, "", fmt.Errorf("sampling pass: %w", err)
 	}
 	d, note, err := ns.build(opt)
@@ -248,9 +249,12 @@ func trainFromFile(f seekFile, opt CompressOptions) (*Dict, string, error) {
 
 // addAll samples the list nodes of an RDB stream: all of them, or only
 // until the sample budget is reached when untilFull.
-func (n *nodeSampler) addAll(src io.Reader, ropt rdbio.Options, untilFull bool) error {
+func (n *nodeSampler) addAll(ctx context.Context, src io.Reader, ropt rdbio.Options, untilFull bool) error {
 	it := &item{}
 	return rdbio.ForEachNode(src, ropt, func(key []byte, node *rdbio.Node) (bool, error) {
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
 		if node.Data == nil {
 			return true, nil // over the cap: never compressed
 		}
@@ -279,9 +283,9 @@ func NewNodeSampler(opt TrainOptions) *NodeSampler {
 
 // AddAll samples the list nodes of an RDB stream: all of them, or, when
 // untilFull (a stream that cannot be read twice), only until the nodes seen
-// fill the budget.
-func (s *NodeSampler) AddAll(src io.Reader, ropt rdbio.Options, untilFull bool) error {
-	return s.ns.addAll(src, ropt, untilFull)
+// fill the budget. Cancelling ctx stops it with ctx's error.
+func (s *NodeSampler) AddAll(ctx context.Context, src io.Reader, ropt rdbio.Options, untilFull bool) error {
+	return s.ns.addAll(ctx, src, ropt, untilFull)
 }
 
 // Samples returns the nodes kept, in input order.

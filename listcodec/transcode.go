@@ -2,6 +2,7 @@ package listcodec
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -32,7 +33,9 @@ func (f Flow) withDefaults() Flow {
 	return f
 }
 
-// transcoder is the reading side shared by Compress and Decompress.
+// transcoder is the reading side shared by Compress and Decompress: it
+// walks the records, cuts list values into node items and hands every item
+// to its handler, which decides what happens to it.
 type transcoder struct {
 	flow  Flow
 	r     *rdbio.Reader
@@ -40,20 +43,27 @@ type transcoder struct {
 	p     *pipeline
 	ch    *chunker
 	stats *Stats
+	h     handler
 	key   []byte // the list key being read (shared by its nodes' items)
-	// emit queues an item; Compress replaces it while training.
-	emit func(it *item, toWorkers bool) error
 	// workers reports whether node items go to workers.
 	workers bool
-	// onAux handles an AUX record (may drop it); nil keeps all.
-	onAux func(rec *rdbio.Record) error
-	// onNode is called for every node item before it is queued.
-	onNode func(it *item) error
-	// onList is called at every list key record, before its nodes.
-	onList func(rec *rdbio.Record) error
 }
 
-func newTranscoder(dst io.Writer, src io.Reader, flow Flow, stats *Stats) (*transcoder, error) {
+// handler is what Compress and Decompress do at the points where they
+// differ.
+type handler interface {
+	// aux sees every AUX record; it may drop it (rdbio.Reader.DropRecord).
+	aux(rec *rdbio.Record) error
+	// list is called at every list key record, before its nodes.
+	list(rec *rdbio.Record) error
+	// node sees every node item before it is emitted.
+	node(it *item) error
+	// emit passes an item on towards the writer (toWorkers: a node that
+	// workers may re-encode).
+	emit(it *item, toWorkers bool) error
+}
+
+func newTranscoder(ctx context.Context, dst io.Writer, src io.Reader, flow Flow, stats *Stats) (*transcoder, error) {
 	flow = flow.withDefaults()
 	r, err := rdbio.NewReader(src, rdbio.Options{Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum})
 	if err != nil {
@@ -64,10 +74,9 @@ func newTranscoder(dst io.Writer, src io.Reader, flow Flow, stats *Stats) (*tran
 		return nil, err
 	}
 	t := &transcoder{flow: flow, r: r, w: w, stats: stats}
-	t.p = newPipeline(w, 4*flow.Workers+8, flow.QueueBytes, stats)
+	t.p = newPipeline(ctx, w, 4*flow.Workers+8, flow.QueueBytes, stats)
 	t.ch = &chunker{p: t.p}
-	t.emit = t.queue
-	t.ch.send = func(it *item) error { return t.emit(it, false) }
+	t.ch.send = func(it *item) error { return t.h.emit(it, false) }
 	if err := r.SetSink(t.ch); err != nil {
 		return nil, t.p.stop(err)
 	}
@@ -112,8 +121,8 @@ func (t *transcoder) records() error {
 			return err
 		}
 		switch {
-		case rec.Kind == rdbio.KindAux && t.onAux != nil:
-			err = t.onAux(rec)
+		case rec.Kind == rdbio.KindAux:
+			err = t.h.aux(rec)
 		case rec.Kind == rdbio.KindKey && rdbio.IsList(rec.Type):
 			err = t.list(rec)
 		case rec.Kind == rdbio.KindEOF:
@@ -147,7 +156,7 @@ func (t *transcoder) end(eof *rdbio.Record) error {
 	}
 	it := t.p.newItem(itemTrailer)
 	it.trailer = rdbio.TrailerFor(eof)
-	if err := t.emit(it, false); err != nil {
+	if err := t.h.emit(it, false); err != nil {
 		return err
 	}
 	if _, err := t.r.CopyRest(t.ch.rest()); err != nil {
@@ -159,10 +168,8 @@ func (t *transcoder) end(eof *rdbio.Record) error {
 // list cuts a list value into node items.
 func (t *transcoder) list(rec *rdbio.Record) error {
 	t.key = bytes.Clone(rec.Key)
-	if t.onList != nil {
-		if err := t.onList(rec); err != nil {
-			return err
-		}
+	if err := t.h.list(rec); err != nil {
+		return err
 	}
 	if _, err := t.r.Nodes(); err != nil {
 		return err
@@ -196,12 +203,10 @@ func (t *transcoder) node(n *rdbio.Node) error {
 	it.hdr = append(it.hdr, n.Raw...)
 	it.buf = append(it.buf, n.Data...)
 	it.node = nodeIn{container: n.Container, enc: n.Enc, flags: n.Flags, ulen: n.ULen, key: t.key, offset: n.Offset}
-	if t.onNode != nil {
-		if err := t.onNode(it); err != nil {
-			return err
-		}
+	if err := t.h.node(it); err != nil {
+		return err
 	}
-	return t.emit(it, true)
+	return t.h.emit(it, true)
 }
 
 // nodeError names the node's offset and key.
@@ -215,5 +220,5 @@ func auxIs(rec *rdbio.Record, name string) bool {
 }
 
 func errAlreadyCompressed(rec *rdbio.Record) error {
-	return fmt.Errorf("input is already rdbz-compressed (AUX %s at offset %d): decompress it first", rec.Name, rec.Offset)
+	return fmt.Errorf("%w (AUX %s at offset %d): decompress it first", ErrAlreadyCompressed, rec.Name, rec.Offset)
 }

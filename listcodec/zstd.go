@@ -1,12 +1,3 @@
-// Package listcodec holds the codecs for quicklist node strings (the ziplist,
-// listpack and PLAIN blobs inside list values of an RDB file): raw, LZF as
-// Redis writes it, and zstd with a dictionary, with encoders meant to be
-// created once per worker and reused for every node.
-//
-// It knows nothing of the RDB grammar: callers hand it node bytes and get
-// node bytes back. The LZF encoder reproduces Redis's output byte for byte
-// (see rdbio.LZFEncoder); a Codec compresses and decompresses single zstd frames
-// that name their dictionary by ID (see Codec).
 package listcodec
 
 import (
@@ -16,10 +7,6 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 )
-
-// ErrUnknownDict is wrapped by the error Decompress returns for a frame that
-// names a dictionary the Codec was not given.
-var ErrUnknownDict = errors.New("unknown zstd dictionary")
 
 const (
 	frameMagic     = 0xFD2FB528 // a zstd frame, little-endian

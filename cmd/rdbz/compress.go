@@ -86,8 +86,8 @@ func runCompress(c *cli.Context) error {
 		return fmt.Errorf("--no-embed needs --dict")
 	}
 	return transcode(c, "compress", func(w io.Writer, r io.Reader) (string, error) {
-		st, err := listcodec.Compress(w, r, opt)
-		return st.Summary("compress"), err
+		st, err := listcodec.CompressContext(c.Context, w, r, opt)
+		return summaryLine("compress", st), err
 	})
 }
 
@@ -118,8 +118,8 @@ func runDecompress(c *cli.Context) error {
 		opt.Dicts = append(opt.Dicts, d)
 	}
 	return transcode(c, "decompress", func(w io.Writer, r io.Reader) (string, error) {
-		st, err := listcodec.Decompress(w, r, opt)
-		return st.Summary("decompress"), err
+		st, err := listcodec.DecompressContext(c.Context, w, r, opt)
+		return summaryLine("decompress", st), err
 	})
 }
 

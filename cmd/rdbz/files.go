@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sync"
-	"syscall"
 )
 
 // openInput opens a path, or stdin for "-".
@@ -27,8 +25,8 @@ func openInput(path string) (io.ReadCloser, error) {
 }
 
 // output is a file being written: a temp file beside the target that is
-// synced and renamed into place by commit, or removed by abort (also on
-// SIGINT/SIGTERM). For "-" it is stdout.
+// synced and renamed into place by commit, or removed by abort (also when
+// the process is interrupted: see abortOutputs). For "-" it is stdout.
 type output struct {
 	io.Writer
 	f      *os.File
@@ -36,7 +34,25 @@ type output struct {
 	tmp    string
 	mu     sync.Mutex
 	closed bool
-	stop   chan os.Signal
+}
+
+// live holds the outputs not yet committed or aborted.
+var live struct {
+	sync.Mutex
+	set map[*output]bool
+}
+
+// abortOutputs removes every partial output (before an exit on a signal).
+func abortOutputs() {
+	live.Lock()
+	outs := make([]*output, 0, len(live.set))
+	for o := range live.set {
+		outs = append(outs, o)
+	}
+	live.Unlock()
+	for _, o := range outs {
+		o.abort()
+	}
 }
 
 // createOutput refuses OUT == IN and an existing OUT without force.
@@ -59,18 +75,14 @@ func createOutput(path, inPath string, force bool) (*output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create output: %w", err)
 	}
-	o := &output{Writer: f, f: f, path: path, tmp: f.Name(), stop: make(chan os.Signal, 1)}
-	signal.Notify(o.stop, os.Interrupt, syscall.SIGTERM)
-	go o.onSignal()
-	return o, nil
-}
-
-func (o *output) onSignal() {
-	if _, ok := <-o.stop; ok {
-		o.abort()
-		fmt.Fprintln(os.Stderr, "rdbz: interrupted; removed the partial output")
-		os.Exit(130)
+	o := &output{Writer: f, f: f, path: path, tmp: f.Name()}
+	live.Lock()
+	if live.set == nil {
+		live.set = map[*output]bool{}
 	}
+	live.set[o] = true
+	live.Unlock()
+	return o, nil
 }
 
 // commit syncs the temp file and renames it into place.
@@ -108,12 +120,11 @@ func (o *output) abort() {
 	o.removeLocked()
 }
 
+// release forgets a finished output.
 func (o *output) release() {
-	if o.stop != nil {
-		signal.Stop(o.stop)
-		close(o.stop)
-		o.stop = nil
-	}
+	live.Lock()
+	delete(live.set, o)
+	live.Unlock()
 }
 
 func (o *output) removeLocked() {

@@ -7,13 +7,30 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 )
 
+// interruptGrace is how long a command has, after SIGINT, SIGTERM or
+// SIGHUP, to stop by itself (its library calls watch the context) before
+// the process removes its partial outputs and exits anyway (a read from a
+// pipe cannot be interrupted).
+const interruptGrace = time.Second
+
 func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		time.Sleep(interruptGrace)
+		exitInterrupted()
+	}()
 	app := &cli.App{
 		Name:  "rdbz",
 		Usage: "transcode Redis RDB snapshots (zstd-dictionary list compression, analysis)",
@@ -28,8 +45,20 @@ func main() {
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
-	if err := app.Run(os.Args); err != nil {
+	err := app.RunContext(ctx, os.Args)
+	if ctx.Err() != nil {
+		exitInterrupted()
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "rdbz:", err)
 		os.Exit(1)
 	}
+}
+
+// exitInterrupted removes the partial outputs and exits with 130, as a
+// shell reports SIGINT.
+func exitInterrupted() {
+	abortOutputs()
+	fmt.Fprintln(os.Stderr, "rdbz: interrupted; removed the partial output")
+	os.Exit(130)
 }

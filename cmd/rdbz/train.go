@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -46,7 +47,7 @@ func runTrain(c *cli.Context) error {
 	opt.Seed, opt.Tries, opt.ID = c.Int64("seed"), c.Int("tries"), uint32(c.Uint("dict-id"))
 	s := listcodec.NewNodeSampler(opt)
 	for _, p := range c.Args().Slice() {
-		if err := sampleInput(p, s, c.Int("cap")); err != nil {
+		if err := sampleInput(c.Context, p, s, c.Int("cap")); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}
@@ -77,13 +78,13 @@ func runTrain(c *cli.Context) error {
 
 // sampleInput adds the list nodes of one input to s: all of a file, or
 // from stdin only until the sample is full.
-func sampleInput(path string, s *listcodec.NodeSampler, capBytes int) error {
+func sampleInput(ctx context.Context, path string, s *listcodec.NodeSampler, capBytes int) error {
 	in, err := openInput(path)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	return s.AddAll(in, rdbio.Options{Cap: capBytes}, path == "-")
+	return s.AddAll(ctx, in, rdbio.Options{Cap: capBytes}, path == "-")
 }
 
 func dumpSamples(dir string, samples []listcodec.NodeSample) error {

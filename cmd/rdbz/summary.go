@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/rdbz/rdbz/listcodec"
+)
+
+// summaryLine is the one-line report printed at the end of compress and
+// decompress.
+func summaryLine(verb string, s *listcodec.Stats) string {
+	secs := s.Elapsed.Seconds()
+	mbs := 0.0
+	if secs > 0 {
+		mbs = float64(s.BytesIn) / 1e6 / secs
+	}
+	line := fmt.Sprintf("%s: %d -> %d bytes (%.3fx); list nodes %d -> %d bytes; nodes %d: %d re-encoded, %d kept, %d over cap",
+		verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), s.NodeBytesIn, s.NodeBytesOut,
+		s.Nodes, s.Changed, s.Kept, s.Big)
+	if s.Unfaithful > 0 {
+		line += fmt.Sprintf(" (%d LZF nodes not reproducible, kept)", s.Unfaithful)
+	}
+	if s.DictID != 0 {
+		line += fmt.Sprintf("; dictionary %d (%d bytes)", s.DictID, s.DictBytes)
+	}
+	if s.Note != "" {
+		line += "; " + s.Note
+	}
+	return line + fmt.Sprintf("; %.2fs, %.1f MB/s", secs, mbs)
+}
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}

@@ -1,0 +1,22 @@
+package listcodec
+
+import "errors"
+
+// Errors that Compress, Decompress and the codecs wrap, for errors.Is. Node
+// errors come as *rdbio.Error (with the node's offset and key) wrapping
+// these or rdbio's own.
+var (
+	// ErrUnknownDict: a frame or the file names a dictionary that was not
+	// given (an external one: pass it) or is not known.
+	ErrUnknownDict = errors.New("unknown zstd dictionary")
+	// ErrAlreadyCompressed: Compress was given an rdbz-compressed file.
+	ErrAlreadyCompressed = errors.New("input is already rdbz-compressed")
+	// ErrFormatVersion: the file is of an rdbz format this package does
+	// not read.
+	ErrFormatVersion = errors.New("unknown rdbz format version")
+	// ErrVerify: with CompressOptions.Verify, a compressed node did not
+	// decode back to its input.
+	ErrVerify = errors.New("compressed node does not decode back to its input")
+	// ErrTarget: ParseTarget was given an unknown target name.
+	ErrTarget = errors.New("unknown target")
+)
