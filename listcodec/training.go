@@ -62,11 +62,10 @@ const nodeSampleMeta = 8
 // nodeSampler keeps a bounded sample of decoded node strings and what the
 // nodes it saw cost as stored.
 type nodeSampler struct {
-	s            *train.Sampler[NodeSample]
-	limit        int64
-	stored, raw  int64 // all nodes seen
-	scratch      []byte
-	lzfUndecoded int64
+	s           *train.Sampler[NodeSample]
+	limit       int64
+	stored, raw int64 // all nodes seen
+	scratch     []byte
 }
 
 func newNodeSampler(limit, seed int64) *nodeSampler {

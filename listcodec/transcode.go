@@ -214,11 +214,6 @@ func nodeError(it *item, what string, err error) error {
 	return &rdbio.Error{Offset: it.node.offset, Key: it.node.key, What: what, Err: err}
 }
 
-// auxValue reports whether rec is the AUX field name.
-func auxIs(rec *rdbio.Record, name string) bool {
-	return rec.Kind == rdbio.KindAux && string(rec.Name) == name
-}
-
 func errAlreadyCompressed(rec *rdbio.Record) error {
 	return fmt.Errorf("%w (AUX %s at offset %d): decompress it first", ErrAlreadyCompressed, rec.Name, rec.Offset)
 }
