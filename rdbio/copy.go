@@ -23,9 +23,9 @@ func unchangedTrailer(r *Reader) Trailer {
 }
 
 // Copy reads an RDB stream from src and writes it unchanged to dst: every
-// record passes through the Reader's sink, the trailer is recomputed (or
-// kept zero) and bytes after it are copied. The output equals the input
-// byte for byte.
+// record passes through the Reader's sink, the trailer carries the source's
+// stored checksum (checked on the way, unless Options.IgnoreChecksum) and
+// bytes after it are copied. The output equals the input byte for byte.
 func Copy(dst io.Writer, src io.Reader, opt Options) (int64, error) {
 	r, err := NewReader(src, opt)
 	if err != nil {
