@@ -6,6 +6,7 @@ require (
 	github.com/hdt3213/rdb v1.3.2
 	github.com/klauspost/compress v1.20.4
 	github.com/urfave/cli/v2 v2.27.7
+	golang.org/x/sys v0.50.0
 )
 
 require (

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"sync"
+
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
 )
 
 // openInput opens a path, or stdin for "-".
@@ -24,38 +24,16 @@ func openInput(path string) (io.ReadCloser, error) {
 	return f, nil
 }
 
-// output is a file being written: a temp file beside the target that is
-// synced and renamed into place by commit, or removed by abort (also when
-// the process is interrupted: see abortOutputs). For "-" it is stdout.
+// output is where a command writes: stdout for "-", else an
+// outfile.File (complete at its path after commit, or not there at all).
 type output struct {
 	io.Writer
-	f      *os.File
-	path   string
-	tmp    string
-	mu     sync.Mutex
-	closed bool
+	file *outfile.File // nil for stdout
 }
 
-// live holds the outputs not yet committed or aborted.
-var live struct {
-	sync.Mutex
-	set map[*output]bool
-}
-
-// abortOutputs removes every partial output (before an exit on a signal).
-func abortOutputs() {
-	live.Lock()
-	outs := make([]*output, 0, len(live.set))
-	for o := range live.set {
-		outs = append(outs, o)
-	}
-	live.Unlock()
-	for _, o := range outs {
-		o.abort()
-	}
-}
-
-// createOutput refuses OUT == IN and an existing OUT without force.
+// createOutput refuses OUT == IN and, without force, an existing OUT. A
+// new file takes the input file's permissions (0666 less the umask from
+// stdin).
 func createOutput(path, inPath string, force bool) (*output, error) {
 	if path == "" {
 		return nil, errors.New("missing -o OUT (a path, or - for stdout)")
@@ -68,70 +46,31 @@ func createOutput(path, inPath string, force bool) (*output, error) {
 	} else if same {
 		return nil, fmt.Errorf("output %s is the input: refusing to overwrite it", path)
 	}
-	if _, err := os.Stat(path); err == nil && !force {
-		return nil, fmt.Errorf("output %s exists (use -f to overwrite)", path)
+	opt := outfile.Options{Force: force}
+	if inPath != "" && inPath != "-" {
+		if fi, err := os.Stat(inPath); err == nil && fi.Mode().IsRegular() {
+			opt.Mode = fi.Mode().Perm()
+		}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := outfile.Create(path, opt)
 	if err != nil {
-		return nil, fmt.Errorf("create output: %w", err)
+		return nil, err
 	}
-	o := &output{Writer: f, f: f, path: path, tmp: f.Name()}
-	live.Lock()
-	if live.set == nil {
-		live.set = map[*output]bool{}
-	}
-	live.set[o] = true
-	live.Unlock()
-	return o, nil
+	return &output{Writer: f, file: f}, nil
 }
 
-// commit syncs the temp file and renames it into place.
+// commit puts the output in place (stdout: nothing to do).
 func (o *output) commit() error {
-	if o.f == nil {
+	if o.file == nil {
 		return nil
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.release()
-	if err := o.f.Sync(); err != nil {
-		o.removeLocked()
-		return fmt.Errorf("sync output: %w", err)
-	}
-	if err := o.f.Close(); err != nil {
-		o.removeLocked()
-		return fmt.Errorf("close output: %w", err)
-	}
-	o.closed = true
-	if err := os.Rename(o.tmp, o.path); err != nil {
-		os.Remove(o.tmp)
-		return fmt.Errorf("rename output into place: %w", err)
-	}
-	return nil
+	return o.file.Commit()
 }
 
-// abort removes the temp file; a no-op after commit.
+// abort discards the output; a no-op after commit.
 func (o *output) abort() {
-	if o.f == nil {
-		return
-	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	o.release()
-	o.removeLocked()
-}
-
-// release forgets a finished output.
-func (o *output) release() {
-	live.Lock()
-	delete(live.set, o)
-	live.Unlock()
-}
-
-func (o *output) removeLocked() {
-	if !o.closed {
-		o.f.Close()
-		o.closed = true
-		os.Remove(o.tmp)
+	if o.file != nil {
+		o.file.Abort()
 	}
 }
 

@@ -14,17 +14,18 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
 	"github.com/urfave/cli/v2"
 )
 
-// interruptGrace is how long a command has, after SIGINT, SIGTERM or
-// SIGHUP, to stop by itself (its library calls watch the context) before
+// interruptGrace is how long a command has, after SIGINT, SIGTERM, SIGHUP
+// or SIGQUIT, to stop by itself (its library calls watch the context) before
 // the process removes its partial outputs and exits anyway (a read from a
 // pipe cannot be interrupted).
 const interruptGrace = time.Second
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
 	go func() {
 		<-ctx.Done()
@@ -58,7 +59,7 @@ func main() {
 // exitInterrupted removes the partial outputs and exits with 130, as a
 // shell reports SIGINT.
 func exitInterrupted() {
-	abortOutputs()
+	outfile.AbortAll()
 	fmt.Fprintln(os.Stderr, "rdbz: interrupted; removed the partial output")
 	os.Exit(130)
 }

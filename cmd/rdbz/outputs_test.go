@@ -1,0 +1,76 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestKilledLeavesNothing: however the process ends (SIGKILL, SIGQUIT,
+// SIGHUP), no file is left beside OUT.
+func TestKilledLeavesNothing(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGQUIT, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			cmd := exec.Command(rdbzBin, "compress", "-o", filepath.Join(dir, "out.rdb"), "-")
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			data, _ := os.ReadFile(small)
+			stdin.Write(data[:len(data)/2]) // and keep stdin open
+			time.Sleep(200 * time.Millisecond)
+			cmd.Process.Signal(sig)
+			err = cmd.Wait()
+			stdin.Close()
+			if err == nil {
+				t.Fatalf("rdbz exited 0 after %v", sig)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Fatalf("left behind after %v: %v", sig, ents)
+			}
+		})
+	}
+}
+
+// TestOutputModeFollowsInput: a new output takes the input's permissions.
+func TestOutputModeFollowsInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.rdb")
+	data, err := os.ReadFile(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(in, data, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(in, 0o640)
+	out := filepath.Join(dir, "out.rdb")
+	if _, stderr, code := run(t, nil, "copy", "-o", out, in); code != 0 {
+		t.Fatalf("copy: exit %d: %s", code, stderr)
+	}
+	fi, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o640 {
+		t.Fatalf("output mode %v, want the input's 0640", fi.Mode().Perm())
+	}
+}
+
+// TestDevNullWrittenInPlace: -f -o /dev/null writes into the device.
+func TestDevNullWrittenInPlace(t *testing.T) {
+	if _, stderr, code := run(t, nil, "copy", "-f", "-o", os.DevNull, small); code != 0 {
+		t.Fatalf("copy -o /dev/null: exit %d: %s", code, stderr)
+	}
+	fi, err := os.Stat(os.DevNull)
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("%s changed: %v %v", os.DevNull, fi, err)
+	}
+}
