@@ -9,10 +9,12 @@ import (
 	"time"
 )
 
-// TestKilledLeavesNothing: however the process ends (SIGKILL, SIGQUIT,
-// SIGHUP), no file is left beside OUT.
+// TestKilledLeavesNothing: however the process ends while writing (SIGINT,
+// SIGTERM, SIGHUP, SIGQUIT, SIGKILL), it exits non-zero and leaves neither
+// OUT nor any other file.
 func TestKilledLeavesNothing(t *testing.T) {
-	for _, sig := range []syscall.Signal{syscall.SIGKILL, syscall.SIGQUIT, syscall.SIGHUP} {
+	sigs := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGKILL}
+	for _, sig := range sigs {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			cmd := exec.Command(rdbzBin, "compress", "-o", filepath.Join(dir, "out.rdb"), "-")
