@@ -3,6 +3,7 @@ package listcodec
 import (
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/klauspost/compress/zstd"
@@ -25,28 +26,42 @@ type Dict struct {
 // only name a dictionary that carries an ID.
 func ParseDict(b []byte) (*Dict, error) {
 	if len(b) < 8 {
-		return nil, fmt.Errorf("zstd dictionary: only %d bytes, too short for the header", len(b))
+		return nil, fmt.Errorf("%w: only %d bytes, too short for the header", ErrBadDict, len(b))
 	}
 	if magic := binary.LittleEndian.Uint32(b); magic != dictMagic {
-		return nil, fmt.Errorf("not a zstd dictionary: magic %#08x, want %#08x (raw-content dictionaries are not supported)", magic, uint32(dictMagic))
+		return nil, fmt.Errorf("%w: magic %#08x, want %#08x (raw-content dictionaries are not supported)", ErrBadDict, magic, uint32(dictMagic))
 	}
 	id := binary.LittleEndian.Uint32(b[4:])
 	if id == 0 {
-		return nil, fmt.Errorf("zstd dictionary: ID 0 is reserved for \"no dictionary\"")
+		return nil, fmt.Errorf("%w: ID 0 is reserved for \"no dictionary\"", ErrBadDict)
 	}
 	// Load the tables now, so that a damaged dictionary is reported here
 	// rather than by the first Codec that uses it.
 	if _, err := zstd.InspectDictionary(b); err != nil {
-		return nil, fmt.Errorf("zstd dictionary %d: %w", id, err)
+		return nil, fmt.Errorf("%w %d: %w", ErrBadDict, id, err)
 	}
 	return &Dict{ID: id, Bytes: b}, nil
 }
 
-// ReadDictFile reads and parses the zstd dictionary in the file at path.
+// MaxDictFile is the largest dictionary file ReadDictFile reads (zstd
+// dictionaries are kilobytes; --maxdict defaults to 110 KiB).
+const MaxDictFile = 16 << 20
+
+// ReadDictFile reads and parses the zstd dictionary in the file at path;
+// a file over MaxDictFile bytes (or a device that never ends) is refused
+// after reading at most that much.
 func ReadDictFile(path string) (*Dict, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read zstd dictionary: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxDictFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read zstd dictionary %s: %w", path, err)
+	}
+	if len(b) > MaxDictFile {
+		return nil, fmt.Errorf("%s: %w: more than %d bytes", path, ErrBadDict, MaxDictFile)
 	}
 	d, err := ParseDict(b)
 	if err != nil {

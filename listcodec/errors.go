@@ -9,6 +9,8 @@ var (
 	// ErrUnknownDict: a frame or the file names a dictionary that was not
 	// given (an external one: pass it) or is not known.
 	ErrUnknownDict = errors.New("unknown zstd dictionary")
+	// ErrBadDict: bytes that are not a usable zstd dictionary.
+	ErrBadDict = errors.New("not a usable zstd dictionary")
 	// ErrAlreadyCompressed: Compress was given an rdbz-compressed file.
 	ErrAlreadyCompressed = errors.New("input is already rdbz-compressed")
 	// ErrFormatVersion: the file is of an rdbz format this package does

@@ -79,7 +79,7 @@ func TestParseDict(t *testing.T) {
 	}{
 		{"trained", d.Bytes, ""},
 		{"short", d.Bytes[:6], "too short"},
-		{"raw content", []byte(strings.Repeat("raw dictionary content ", 10)), "not a zstd dictionary"},
+		{"raw content", []byte(strings.Repeat("raw dictionary content ", 10)), "not a usable zstd dictionary: magic"},
 		{"ID 0", append([]byte{0x37, 0xa4, 0x30, 0xec, 0, 0, 0, 0}, d.Bytes[8:]...), "reserved"},
 		{"truncated tables", d.Bytes[:20], "zstd dictionary 40000"},
 	}

@@ -45,6 +45,10 @@ func main() {
 			verifyCommand(),
 		},
 		ExitErrHandler: func(*cli.Context, error) {},
+		OnUsageError:   onUsageError,
+	}
+	for _, c := range app.Commands {
+		c.OnUsageError = onUsageError
 	}
 	err := app.RunContext(ctx, os.Args)
 	if ctx.Err() != nil {
@@ -52,6 +56,9 @@ func main() {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "rdbz:", err)
+		if isUsage(err) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }

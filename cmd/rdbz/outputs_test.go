@@ -76,3 +76,23 @@ func TestDevNullWrittenInPlace(t *testing.T) {
 		t.Fatalf("%s changed: %v %v", os.DevNull, fi, err)
 	}
 }
+
+// TestDumpSamplesNoFollow: a link planted in --dump-samples DIR is not
+// followed; the file it names stays as it was.
+func TestDumpSamplesNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("keep"), 0o600)
+	samples := filepath.Join(dir, "samples")
+	os.Mkdir(samples, 0o755)
+	if err := os.Symlink(victim, filepath.Join(samples, "node-000000")); err != nil {
+		t.Fatal(err)
+	}
+	_, _, code := run(t, nil, "train", "--dump-samples", samples, "-o", filepath.Join(dir, "d"), trainInput(t))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep" {
+		t.Fatalf("the linked file was written: %q", b)
+	}
+}

@@ -24,12 +24,12 @@ func trainCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "FILE.dict (a standard zstd dictionary)"},
 			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "overwrite the output"},
-			&cli.IntFlag{Name: "dict-size", Value: d.DictSize, Usage: "largest dictionary size in bytes (at most a tenth of the list data)"},
-			&cli.Int64Flag{Name: "sample-bytes", Value: d.SampleBytes, Usage: "node bytes sampled (uniformly over files; the first ones from stdin)"},
+			&cli.IntFlag{Name: "dict-size", Value: d.DictSize, Usage: "largest dictionary size in bytes (at most a tenth of the list data)", Action: dictSizeRange},
+			&cli.Int64Flag{Name: "sample-bytes", Value: d.SampleBytes, Usage: "node bytes sampled (uniformly over files; the first ones from stdin)", Action: atLeast[int64]("sample-bytes", 1)},
 			&cli.Int64Flag{Name: "seed", Value: d.Seed, Usage: "same input and seed, same dictionary"},
-			&cli.UintFlag{Name: "dict-id", Usage: "dictionary ID, 32768-65535 (0: derived from the seed)"},
-			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(listcodec.DefaultLevel), Usage: "zstd level the dictionary is tuned for"},
-			&cli.IntFlag{Name: "tries", Value: d.Tries, Usage: "shuffle seeds tried; the dictionary with which the sample costs least is kept"},
+			&cli.UintFlag{Name: "dict-id", Usage: "dictionary ID, 32768-65535 (0: derived from the seed)", Action: dictIDRange},
+			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(listcodec.DefaultLevel), Usage: "zstd level the dictionary is tuned for", Action: inRange("level", 1, 22)},
+			&cli.IntFlag{Name: "tries", Value: d.Tries, Usage: "shuffle seeds tried; the dictionary with which the sample costs least is kept", Action: inRange("tries", 1, 100)},
 			&cli.StringFlag{Name: "dump-samples", Usage: "also write each sampled node to a file in this folder (for zstd --train)"},
 			capFlag(),
 		},
@@ -87,16 +87,41 @@ func sampleInput(ctx context.Context, path string, s *listcodec.NodeSampler, cap
 	return s.AddAll(ctx, in, rdbio.Options{Cap: capBytes}, path == "-")
 }
 
+// dumpSamples writes each sample to DIR/node-NNNNNN. A file there is
+// replaced; a symbolic link (or anything but a regular file) is not
+// followed but refused.
 func dumpSamples(dir string, samples []listcodec.NodeSample) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	for i, b := range samples {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("node-%06d", i)), b.Data, 0o644); err != nil {
+		if err := writeNew(filepath.Join(dir, fmt.Sprintf("node-%06d", i)), b.Data); err != nil {
 			return fmt.Errorf("dump samples: %w", err)
 		}
 	}
 	return nil
+}
+
+// writeNew creates path (O_EXCL: never through a link) and writes b; an
+// existing regular file is removed first.
+func writeNew(path string, b []byte) error {
+	if fi, err := os.Lstat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s exists and is not a regular file: not written", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // writeFile writes b to path through a temp file renamed into place.
