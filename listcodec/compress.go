@@ -119,7 +119,7 @@ func (c *compressor) run(ctx context.Context, dst io.Writer, src io.Reader, st *
 		return err
 	}
 	c.t, t.h = t, c
-	if err := t.ch.inject(rdbio.AppendAux(nil, []byte(rdbio.AuxFormat), []byte(rdbio.FormatVersion))); err != nil {
+	if err := t.ch.inject(formatAux()); err != nil {
 		return t.p.stop(err)
 	}
 	if c.opt.Dict != nil {
@@ -174,14 +174,44 @@ func (c *compressor) emit(it *item, toWorkers bool) error {
 	return c.hold(it)
 }
 
-// useDict writes the dictionary's AUX record and starts the workers.
+// formatAux is the marker record a compressed file starts with.
+func formatAux() []byte {
+	return rdbio.AppendAux(nil, []byte(rdbio.AuxFormat), []byte(rdbio.FormatVersion))
+}
+
+// dictAux is the records that bring a dictionary: the dictionary itself
+// (or, noEmbed, its ID) and the checksum of its bytes.
+func dictAux(d *Dict, noEmbed bool) []byte {
+	id := strconv.FormatUint(uint64(d.ID), 10)
+	var aux []byte
+	if noEmbed {
+		aux = rdbio.AppendAux(nil, []byte(rdbio.AuxDictID), []byte(id))
+	} else {
+		aux = rdbio.AppendAux(nil, []byte(rdbio.AuxDict), d.Bytes)
+	}
+	return rdbio.AppendAux(aux, []byte(rdbio.AuxDictSum), []byte(id+":"+d.Sum()))
+}
+
+// sourceCRCAux goes before the trailer when the source's trailer was 0.
+func sourceCRCAux() []byte {
+	return rdbio.AppendAux(nil, []byte(rdbio.AuxSourceCRC), []byte("0"))
+}
+
+// end records a source trailer of 0 (the output's is a real CRC64 always,
+// so that no damaged frame goes unnoticed).
+func (c *compressor) end(eof *rdbio.Record) (rdbio.Trailer, error) {
+	if eof.Checksum == rdbio.ChecksumDisabled {
+		if err := c.t.ch.inject(sourceCRCAux()); err != nil {
+			return rdbio.Trailer{}, err
+		}
+	}
+	return rdbio.TrailerCRC, nil
+}
+
+// useDict writes the dictionary's AUX records and starts the workers.
 func (c *compressor) useDict(d *Dict) error {
 	t := c.t
-	aux := rdbio.AppendAux(nil, []byte(rdbio.AuxDict), d.Bytes)
-	if c.opt.NoEmbed {
-		aux = rdbio.AppendAux(nil, []byte(rdbio.AuxDictID), []byte(strconv.FormatUint(uint64(d.ID), 10)))
-	}
-	if err := t.ch.inject(aux); err != nil {
+	if err := t.ch.inject(dictAux(d, c.opt.NoEmbed)); err != nil {
 		return err
 	}
 	t.stats.DictID, t.stats.DictBytes = d.ID, len(d.Bytes)
@@ -251,7 +281,8 @@ type worker struct {
 }
 
 func (c *compressor) newWorker(d *Dict) (nodeFunc, error) {
-	codec, err := NewCodec([]*Dict{d}, d, c.opt.Level)
+	// Without a CRC64 trailer (RDB < 5) each frame carries a checksum.
+	codec, err := NewCodec([]*Dict{d}, d, c.opt.Level, WithFrameChecksum(!c.t.r.Header().HasChecksum()))
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -71,34 +72,82 @@ func DecompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt De
 
 // decompressor is Decompress's handler of the transcoder.
 type decompressor struct {
-	opt     DecompressOptions
-	t       *transcoder
-	dicts   []*Dict
-	started int // dictionaries the running workers know
+	opt        DecompressOptions
+	t          *transcoder
+	dicts      []*Dict
+	started    int    // dictionaries the running workers know
+	format     string // the rdbz format version; "" for an ordinary RDB
+	sourceZero bool   // AUX rdbz-source-crc: the source's trailer was 0
 }
 
-// aux drops rdbz's AUX fields, loading embedded dictionaries.
+// aux drops rdbz's AUX fields, loading embedded dictionaries and checking
+// every dictionary against the checksum the file records.
 func (d *decompressor) aux(rec *rdbio.Record) error {
+	var err error
 	switch string(rec.Name) {
 	case rdbio.AuxFormat:
-		if string(rec.Value) != rdbio.FormatVersion {
-			return fmt.Errorf("rdbz format %q at offset %d: this rdbz reads format %s: %w", rec.Value, rec.Offset, rdbio.FormatVersion, ErrFormatVersion)
+		d.format = string(rec.Value)
+		if d.format != rdbio.FormatVersion && d.format != rdbio.FormatVersion10 {
+			err = fmt.Errorf("rdbz format %q at offset %d: this rdbz reads formats %s and %s: %w",
+				rec.Value, rec.Offset, rdbio.FormatVersion10, rdbio.FormatVersion, ErrFormatVersion)
 		}
 	case rdbio.AuxDict:
-		dict, err := ParseDict(append([]byte(nil), rec.Value...))
-		if err != nil {
-			return fmt.Errorf("AUX %s at offset %d: %w", rdbio.AuxDict, rec.Offset, err)
+		var dict *Dict
+		if dict, err = ParseDict(append([]byte(nil), rec.Value...)); err != nil {
+			err = fmt.Errorf("AUX %s at offset %d: %w", rdbio.AuxDict, rec.Offset, err)
+		} else {
+			dict.Source = fmt.Sprintf("embedded at offset %d", rec.Offset)
+			d.dicts = append(d.dicts, dict)
 		}
-		d.dicts = append(d.dicts, dict)
 	case rdbio.AuxDictID:
-		if err := d.checkDictID(rec); err != nil {
-			return err
-		}
+		err = d.checkDictID(rec)
+	case rdbio.AuxDictSum:
+		err = d.checkDictSum(rec)
+	case rdbio.AuxSourceCRC:
+		d.sourceZero = string(rec.Value) == "0"
 	default:
 		return nil
 	}
+	if err != nil {
+		return err
+	}
 	d.t.r.DropRecord()
 	return nil
+}
+
+// checkDictSum compares the dictionary a file names with the checksum it
+// recorded for it: a wrong or altered dictionary is an error naming it.
+func (d *decompressor) checkDictSum(rec *rdbio.Record) error {
+	idText, want, ok := strings.Cut(string(rec.Value), ":")
+	id, err := strconv.ParseUint(idText, 10, 32)
+	if !ok || err != nil {
+		return fmt.Errorf("AUX %s at offset %d: %q is not ID:checksum", rdbio.AuxDictSum, rec.Offset, rec.Value)
+	}
+	for _, dict := range d.dicts {
+		if dict.ID != uint32(id) {
+			continue
+		}
+		if got := dict.Sum(); got != want {
+			return fmt.Errorf("dictionary %d (%s) is not the one the file was compressed with: checksum %s, the file records %s: %w",
+				id, dict.Source, got, want, ErrWrongDict)
+		}
+		return nil
+	}
+	return fmt.Errorf("the file was compressed with dictionary %d, which is not given: %w", id, ErrUnknownDict)
+}
+
+// end chooses the trailer: a CRC64, or 0 where the source had 0. A
+// format 1.1 file always carries a CRC64; one whose trailer is 0 was
+// altered, and its frames cannot be trusted.
+func (d *decompressor) end(eof *rdbio.Record) (rdbio.Trailer, error) {
+	if d.format == rdbio.FormatVersion && eof.Checksum == rdbio.ChecksumDisabled {
+		return rdbio.Trailer{}, fmt.Errorf("rdbz format %s file with a CRC64 trailer of 0 (rdbz always writes one): the file was altered: %w",
+			d.format, rdbio.ErrChecksum)
+	}
+	if d.sourceZero || eof.Checksum == rdbio.ChecksumDisabled {
+		return rdbio.TrailerZero, nil
+	}
+	return rdbio.TrailerCRC, nil
 }
 
 // checkDictID fails early when the file names a dictionary we lack.

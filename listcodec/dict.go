@@ -1,7 +1,9 @@
 package listcodec
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -18,6 +20,16 @@ const dictMagic = 0xEC30A437
 type Dict struct {
 	ID    uint32
 	Bytes []byte
+	// Source says where the dictionary came from, for messages: a file
+	// path, or "embedded at offset N".
+	Source string
+}
+
+// Sum is the checksum of the dictionary's bytes that format 1.1 files
+// record (AUX rdbz-dict-sum): the first 16 bytes of their SHA-256, in hex.
+func (d *Dict) Sum() string {
+	h := sha256.Sum256(d.Bytes)
+	return hex.EncodeToString(h[:16])
 }
 
 // ParseDict checks that b is a complete zstd dictionary in the standard
@@ -67,5 +79,6 @@ func ReadDictFile(path string) (*Dict, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	d.Source = path
 	return d, nil
 }

@@ -9,6 +9,9 @@ var (
 	// ErrUnknownDict: a frame or the file names a dictionary that was not
 	// given (an external one: pass it) or is not known.
 	ErrUnknownDict = errors.New("unknown zstd dictionary")
+	// ErrWrongDict: a dictionary with the right ID whose bytes are not
+	// those the file was compressed with (format 1.1 records a checksum).
+	ErrWrongDict = errors.New("wrong zstd dictionary")
 	// ErrBadDict: bytes that are not a usable zstd dictionary.
 	ErrBadDict = errors.New("not a usable zstd dictionary")
 	// ErrAlreadyCompressed: Compress was given an rdbz-compressed file.

@@ -61,6 +61,9 @@ type handler interface {
 	// emit passes an item on towards the writer (toWorkers: a node that
 	// workers may re-encode).
 	emit(it *item, toWorkers bool) error
+	// end is called at the EOF record, before the trailer: it may inject
+	// records, and chooses the trailer.
+	end(eof *rdbio.Record) (rdbio.Trailer, error)
 }
 
 func newTranscoder(ctx context.Context, dst io.Writer, src io.Reader, flow Flow, stats *Stats) (*transcoder, error) {
@@ -154,8 +157,12 @@ func (t *transcoder) end(eof *rdbio.Record) error {
 	if err := t.ch.flush(); err != nil {
 		return err
 	}
+	tr, err := t.h.end(eof)
+	if err != nil {
+		return err
+	}
 	it := t.p.newItem(itemTrailer)
-	it.trailer = rdbio.TrailerFor(eof)
+	it.trailer = tr
 	if err := t.h.emit(it, false); err != nil {
 		return err
 	}

@@ -206,11 +206,20 @@ type WhatIfSettings struct {
 	Cap         int     `json:"cap"`
 }
 
+// EstimateInput is what the pass that fed a WhatIf found about the input
+// as a whole.
+type EstimateInput struct {
+	Bytes int64 // the whole input's size
+	// Compressed: the input is rdbz-compressed already (Compress refuses it).
+	Compressed bool
+	// ChecksumDisabled: the input's CRC64 trailer is 0.
+	ChecksumDisabled bool
+}
+
 // Estimate trains the dictionary Compress would train, compresses the
-// estimation sample and predicts. fileBytes is the whole input's size;
-// compressed says the input is rdbz-compressed already (Compress refuses
-// it).
-func (w *WhatIf) Estimate(fileBytes int64, compressed bool) (*WhatIfReport, error) {
+// estimation sample and predicts.
+func (w *WhatIf) Estimate(in EstimateInput) (*WhatIfReport, error) {
+	fileBytes, compressed := in.Bytes, in.Compressed
 	o := w.opt
 	rep := &WhatIfReport{FileBytes: fileBytes, RdbzCompressBytes: fileBytes,
 		Settings: WhatIfSettings{Level: ZstdLevel(o.Level), MinSaving: o.MinSaving, DictSize: o.Train.DictSize,
@@ -249,8 +258,10 @@ func (w *WhatIf) Estimate(fileBytes int64, compressed bool) (*WhatIfReport, erro
 		return nil, err
 	}
 	if !rep.Unchanged {
-		aux := len(rdbio.AppendAux(nil, []byte(rdbio.AuxFormat), []byte(rdbio.FormatVersion))) +
-			len(rdbio.AppendAux(nil, []byte(rdbio.AuxDict), dict.Bytes))
+		aux := len(formatAux()) + len(dictAux(dict, false))
+		if in.ChecksumDisabled {
+			aux += len(sourceCRCAux())
+		}
 		rep.RdbzCompressBytes = fileBytes - w.stored + rep.Nodes.Rdbz + int64(aux)
 	}
 	return rep, nil

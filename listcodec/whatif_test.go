@@ -32,7 +32,7 @@ func whatIf(t *testing.T, path string, opt CompressOptions) (*WhatIfReport, *rdb
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := w.Estimate(a.Bytes+a.TrailingBytes, a.Rdbz.Compressed)
+	rep, err := w.Estimate(EstimateInput{Bytes: a.Bytes + a.TrailingBytes, Compressed: a.Rdbz.Compressed, ChecksumDisabled: a.Checksum == rdbio.ChecksumDisabled})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestWhatIfVariants(t *testing.T) {
 // refused (unchanged).
 func TestWhatIfCompressedInput(t *testing.T) {
 	w := NewWhatIf(cliDefaults())
-	rep, err := w.Estimate(1234, true)
+	rep, err := w.Estimate(EstimateInput{Bytes: 1234, Compressed: true})
 	if err != nil {
 		t.Fatal(err)
 	}

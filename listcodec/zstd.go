@@ -36,11 +36,31 @@ type Codec struct {
 	scratch  []byte   // holds the frame that did not win in Compress
 }
 
+// CodecOption changes how a Codec is made.
+type CodecOption func(*codecConfig)
+
+type codecConfig struct {
+	frameChecksum bool
+}
+
+// WithFrameChecksum makes Compress write zstd's content checksum (4 bytes)
+// in each frame: for files without a CRC64 trailer (RDB < 5), so that no
+// damaged frame decodes silently. Decompress checks a frame's checksum
+// whenever the frame has one.
+func WithFrameChecksum(on bool) CodecOption {
+	return func(c *codecConfig) { c.frameChecksum = on }
+}
+
 // NewCodec returns a Codec whose decoder knows dicts (and encDict) and whose
 // Compress uses encDict, or no dictionary when encDict is nil, at the given
-// level. Frames carry no checksum: the caller stores and checks the decoded
-// length, and the RDB file's CRC64 covers the frame bytes.
-func NewCodec(dicts []*Dict, encDict *Dict, level zstd.EncoderLevel) (_ *Codec, err error) {
+// level. Frames carry no checksum unless WithFrameChecksum: the caller
+// stores and checks the decoded length, and the RDB file's CRC64 covers the
+// frame bytes.
+func NewCodec(dicts []*Dict, encDict *Dict, level zstd.EncoderLevel, options ...CodecOption) (_ *Codec, err error) {
+	var cfg codecConfig
+	for _, o := range options {
+		o(&cfg)
+	}
 	all := dicts
 	if encDict != nil {
 		all = append(all[:len(all):len(all)], encDict)
@@ -59,7 +79,7 @@ func NewCodec(dicts []*Dict, encDict *Dict, level zstd.EncoderLevel) (_ *Codec, 
 		zstd.WithEncoderLevel(level),
 		zstd.WithEncoderConcurrency(1),
 		zstd.WithWindowSize(encoderWindow),
-		zstd.WithEncoderCRC(false),
+		zstd.WithEncoderCRC(cfg.frameChecksum),
 		zstd.WithZeroFrames(true),
 	}
 	if c.plainEnc, err = zstd.NewWriter(nil, opts...); err != nil {

@@ -18,6 +18,15 @@ const (
 	AuxDict = "rdbz-dict"
 	// AuxDictID names, in decimal, an external dictionary the file needs.
 	AuxDictID = "rdbz-dict-id"
-	// FormatVersion is the value of AuxFormat that rdbz writes and reads.
-	FormatVersion = "1"
+	// AuxDictSum records, after each AuxDict or AuxDictID, the checksum of
+	// that dictionary's bytes: "ID:hex" (format 1.1).
+	AuxDictSum = "rdbz-dict-sum"
+	// AuxSourceCRC, just before the EOF opcode, says that the source's
+	// CRC64 trailer was 0 (checksums disabled): value "0" (format 1.1).
+	AuxSourceCRC = "rdbz-source-crc"
+	// FormatVersion is the value of AuxFormat that rdbz writes.
+	FormatVersion = "1.1"
+	// FormatVersion10 is the first format, which rdbz still reads: no
+	// dictionary checksums, and a CRC64 trailer of 0 when the source's was.
+	FormatVersion10 = "1"
 )

@@ -24,6 +24,8 @@ package train
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -74,7 +76,8 @@ type Params struct {
 	// Seed makes the choices that are random (sample order, held-out split,
 	// default ID) reproducible: same samples and same seed, same bytes.
 	Seed int64
-	// ID is the dictionary ID, in MinID..MaxID; 0 derives one from Seed.
+	// ID is the dictionary ID, in MinID..MaxID; 0 derives one from the
+	// dictionary's content (ContentID).
 	ID uint32
 	// Level is the level the dictionary will be used with; the entropy
 	// tables are fitted to it (default zstd.SpeedDefault).
@@ -143,6 +146,7 @@ var defaultConfig = config{
 type resolved struct {
 	Params
 	searchK, searchD bool
+	deriveID         bool // the ID is derived from the finished dictionary
 }
 
 func (p Params) resolve() (resolved, error) {
@@ -167,7 +171,7 @@ func (p Params) resolve() (resolved, error) {
 		return r, fmt.Errorf("train: k=%d larger than the dictionary size %d or %d", r.K, r.DictSize, maxK)
 	}
 	if r.ID == 0 {
-		r.ID = defaultID(r.Seed)
+		r.ID, r.deriveID = MinID, true // a placeholder until the content is known
 	}
 	if r.ID < MinID || r.ID > MaxID {
 		return r, fmt.Errorf("train: dictionary ID %d outside %d..%d", r.ID, MinID, MaxID)
@@ -187,9 +191,22 @@ func (p Params) resolve() (resolved, error) {
 	return r, nil
 }
 
-// defaultID derives a dictionary ID in MinID..MaxID from a seed.
-func defaultID(seed int64) uint32 {
-	return MinID + uint32(splitmix64(uint64(seed)^0x7264627a)%(MaxID-MinID+1))
+// ContentID derives a dictionary ID in MinID..MaxID from a dictionary's
+// bytes (its ID field left out), so that different dictionaries get
+// different IDs (but for a 1 in 32768 chance) and the same one the same.
+func ContentID(dict []byte) uint32 {
+	h := sha256.New()
+	if len(dict) >= 8 {
+		h.Write(dict[:4])
+		h.Write(dict[8:])
+	}
+	sum := h.Sum(nil)
+	return MinID + uint32(binary.BigEndian.Uint64(sum)%(MaxID-MinID+1))
+}
+
+// setID writes id into a dictionary's header.
+func setID(dict []byte, id uint32) {
+	binary.LittleEndian.PutUint32(dict[4:], id)
 }
 
 // Result is a dictionary and how it was made.
@@ -303,6 +320,9 @@ func build(samples [][]byte, p Params, cfg config) (Result, error) {
 	defer cd.close()
 	if res.Dict, err = makeDict(cd, content, spread(usable, cfg.stats), r); err != nil {
 		return Result{}, fmt.Errorf("train: k=%d d=%d: %w", res.K, res.D, err)
+	}
+	if r.deriveID {
+		setID(res.Dict, ContentID(res.Dict))
 	}
 	return res, nil
 }
@@ -510,9 +530,6 @@ func spread(samples [][]byte, b budget) [][]byte {
 // the dictionary with which the samples cost least stored node by node
 // (storedSize) — the measure compress pays.
 func bestSeed(samples [][]byte, p Params) (Result, error) {
-	if p.ID == 0 {
-		p.ID = defaultID(p.Seed)
-	}
 	level := p.Level
 	if level == 0 {
 		level = zstd.SpeedDefault

@@ -59,12 +59,6 @@ func TestBuildDeterministic(t *testing.T) {
 
 func TestBuildID(t *testing.T) {
 	samples := smallJSON()
-	for _, seed := range []int64{0, 1, 2, -7, 1 << 40} {
-		id := defaultID(seed)
-		if id < MinID || id > MaxID {
-			t.Errorf("seed %d: default ID %d outside %d..%d", seed, id, MinID, MaxID)
-		}
-	}
 	tests := []struct {
 		name    string
 		id      uint32
@@ -72,7 +66,7 @@ func TestBuildID(t *testing.T) {
 		want    uint32
 		wantErr bool
 	}{
-		{"derived", 0, 5, defaultID(5), false},
+		{"derived", 0, 5, 0, false}, // ContentID, checked below
 		{"explicit", 40000, 5, 40000, false},
 		{"lowest", MinID, 0, MinID, false},
 		{"highest", MaxID, 0, MaxID, false},
@@ -91,6 +85,9 @@ func TestBuildID(t *testing.T) {
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tt.want == 0 {
+				tt.want = ContentID(d)
 			}
 			if got := binary.LittleEndian.Uint32(d[4:]); got != tt.want {
 				t.Errorf("header ID %d, want %d", got, tt.want)
@@ -368,4 +365,32 @@ func TestEvaluate(t *testing.T) {
 func dictOf(samples [][]byte, p Params) ([]byte, error) {
 	r, err := Train(samples, p)
 	return r.Dict, err
+}
+
+// TestContentIDDiffers: dictionaries trained from different inputs get
+// different IDs; the same input gets the same one.
+func TestContentIDDiffers(t *testing.T) {
+	a, err := dictOf(smallJSON(), Params{DictSize: 4 << 10, K: 256, D: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var other [][]byte
+	for _, s := range smallJSON() {
+		other = append(other, bytes.ToUpper(s))
+	}
+	b, err := dictOf(other, Params{DictSize: 4 << 10, K: 256, D: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := dictOf(smallJSON(), Params{DictSize: 4 << 10, K: 256, D: 8})
+	ida, idb := binary.LittleEndian.Uint32(a[4:]), binary.LittleEndian.Uint32(b[4:])
+	if ida == idb {
+		t.Fatalf("two different dictionaries share ID %d", ida)
+	}
+	if !bytes.Equal(a, again) {
+		t.Fatal("the same input gave a different dictionary")
+	}
+	if ida < MinID || ida > MaxID || ida != ContentID(a) {
+		t.Fatalf("ID %d is not ContentID in range", ida)
+	}
 }

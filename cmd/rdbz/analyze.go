@@ -83,7 +83,8 @@ func runAnalyze(c *cli.Context) error {
 		if prog.on {
 			fmt.Fprint(os.Stderr, "\ranalyze: training the what-if dictionary\033[K")
 		}
-		rep.WhatIf, err = wi.Estimate(a.Bytes+a.TrailingBytes, a.Rdbz.Compressed)
+		rep.WhatIf, err = wi.Estimate(listcodec.EstimateInput{Bytes: a.Bytes + a.TrailingBytes, Compressed: a.Rdbz.Compressed,
+			ChecksumDisabled: a.Checksum == rdbio.ChecksumDisabled})
 	}
 	prog.done()
 	if c.Bool("json") {
