@@ -299,7 +299,7 @@ type analyzer struct {
 	opt      AnalyzeOptions
 	res      *Analysis
 	mem      *memProfiler
-	capture  captureBuf
+	capture  CappedBuffer
 	head     prefixBuf
 	ws       walkScratch
 	dec      []byte
@@ -435,7 +435,7 @@ func (a *analyzer) value(rec *Record, typ byte, name string) (keyFacts, error) {
 	r := a.r
 	profile := r.sink == nil && a.mem.want(typ, name, &a.slot(typ, name).seen)
 	if profile {
-		a.capture.reset(a.mem.cap)
+		a.capture.Reset(a.mem.cap)
 		if err := r.in.setOut(&a.capture); err != nil {
 			return keyFacts{}, r.fail("write", err)
 		}
@@ -453,8 +453,8 @@ func (a *analyzer) value(rec *Record, typ byte, name string) (keyFacts, error) {
 	kf := keyFacts{count: vc}
 	// A count larger than the value's bytes is a corrupt header: do not let
 	// the decoder allocate by it.
-	if profile && !a.capture.over && vc.known && vc.n <= int64(len(a.capture.buf)) {
-		if m, ok := a.mem.size(typ, rec.Key, rec.Expire, a.capture.buf); ok {
+	if profile && !a.capture.Over && vc.known && vc.n <= int64(len(a.capture.Buf)) {
+		if m, ok := a.mem.size(typ, rec.Key, rec.Expire, a.capture.Buf); ok {
 			kf.mem, kf.memHow = m, memProfiled
 			return kf, nil
 		}

@@ -2,6 +2,8 @@ package rdbio
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 )
 
@@ -246,13 +248,13 @@ func (c *compatCollector) judge(h Header, s *Summary) []Compat {
 			v.Causes = append(v.Causes, Cause{Cause: "record rdbz cannot walk: " + s.Unwalked.Reason,
 				Fatal: true, Offset: s.Unwalked.Offset})
 		}
-		for _, name := range sortedKeys(c.types) {
+		for _, name := range slices.Sorted(maps.Keys(c.types)) {
 			u := c.types[name]
 			if !srv.typeOK(u.typ, name) {
 				v.Causes = append(v.Causes, u.cause(fmt.Sprintf("value type %d (%s)", u.typ, name), true))
 			}
 		}
-		for _, name := range sortedKeys(c.modules) {
+		for _, name := range slices.Sorted(maps.Keys(c.modules)) {
 			if msg, fatal := srv.moduleCause(name); msg != "" {
 				v.Causes = append(v.Causes, c.modules[name].cause(msg, fatal))
 			}
@@ -286,13 +288,4 @@ func (u *use) cause(msg string, fatal bool) Cause {
 		cs.FirstKey, cs.FirstKeyQuoted = &k, q
 	}
 	return cs
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -171,29 +171,6 @@ func (m *memProfiler) keyMemory(key []byte, expire int64) int64 {
 	return m.stringMemory(key, expire, 0, false) - 8
 }
 
-// captureBuf is a sink that keeps at most max bytes; it records whether
-// more came.
-type captureBuf struct {
-	buf  []byte
-	max  int
-	over bool
-}
-
-func (c *captureBuf) reset(max int) {
-	c.buf, c.max, c.over = c.buf[:0], max, false
-}
-
-func (c *captureBuf) Write(p []byte) (int, error) {
-	if !c.over {
-		if len(c.buf)+len(p) > c.max {
-			c.over = true
-		} else {
-			c.buf = append(c.buf, p...)
-		}
-	}
-	return len(p), nil
-}
-
 // listMemory is the profiler's formula for a quicklist from its nodes:
 // the list header, a node struct per node, the decoded bytes of packed
 // nodes and the sds cost of PLAIN ones. The profiler counts a type-14

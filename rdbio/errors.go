@@ -34,18 +34,9 @@ func (e *Error) Error() string {
 		s += fmt.Sprintf(" (RDB %d)", e.Version)
 	}
 	if e.Key != nil {
-		s += fmt.Sprintf(", key %s", quoteKey(e.Key))
+		s += fmt.Sprintf(", key %s", QuoteKey(e.Key, 64))
 	}
 	return s + ": " + e.What + ": " + e.Err.Error()
 }
 
 func (e *Error) Unwrap() error { return e.Err }
-
-// quoteKey prints a key for a message, shortened when long.
-func quoteKey(k []byte) string {
-	const max = 64
-	if len(k) > max {
-		return strconv.Quote(string(k[:max])) + "..."
-	}
-	return strconv.Quote(string(k))
-}

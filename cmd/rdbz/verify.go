@@ -8,6 +8,7 @@ import (
 	"runtime"
 
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/verify"
 	"github.com/urfave/cli/v2"
 )
 
@@ -22,7 +23,7 @@ func verifyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept inputs whose CRC64 does not match"},
 			&cli.IntFlag{Name: "workers", Value: max(1, runtime.NumCPU()/2), Usage: "decompression workers per input"},
 			capFlag(),
-			&cli.IntFlag{Name: "decode-cap", Value: listcodec.DefaultDecodeCap,
+			&cli.IntFlag{Name: "decode-cap", Value: verify.DefaultDecodeCap,
 				Usage: "stored bytes of one value decoded to be compared; larger values are compared as stored"},
 		},
 		Action: runVerify,
@@ -37,7 +38,7 @@ func runVerify(c *cli.Context) error {
 	if pa == "-" && pb == "-" {
 		return errors.New("verify: only one input can be - (stdin)")
 	}
-	opt := listcodec.VerifyOptions{
+	opt := verify.Options{
 		Flow: listcodec.Flow{Workers: c.Int("workers"), Cap: c.Int("cap"),
 			IgnoreChecksum: c.Bool("ignore-checksum")},
 		DecodeCap: c.Int("decode-cap"),
@@ -59,7 +60,7 @@ func runVerify(c *cli.Context) error {
 		return fmt.Errorf("B: %w", err)
 	}
 	defer b.Close()
-	res, err := listcodec.Verify(a, b, opt)
+	res, err := verify.Verify(a, b, opt)
 	if err != nil {
 		return fmt.Errorf("verify %s %s: %w", pa, pb, err)
 	}
@@ -71,7 +72,7 @@ func runVerify(c *cli.Context) error {
 }
 
 // printSame prints the result of two inputs found the same.
-func printSame(w io.Writer, res *listcodec.VerifyResult) {
+func printSame(w io.Writer, res *verify.Result) {
 	fmt.Fprintf(w, "same: %d keys (%d semantic, %d byte-wise)\n", res.Keys, res.Semantic, res.ByteWise)
 	for _, why := range res.ByteWiseWhy {
 		fmt.Fprintf(w, "  compared as stored: %s\n", why)

@@ -1,4 +1,4 @@
-package listcodec
+package verify
 
 import (
 	"bufio"
@@ -8,20 +8,92 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hdt3213/rdb/crc64jones"
+	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
+// smallPath is a small file that redis-server made.
+const smallPath = "../../testdata/small.rdb"
+
+// --- inputs made with listcodec ---
+
+var (
+	dictOnce sync.Once
+	dict     *listcodec.Dict
+	dictErr  error
+)
+
+// testDict is a dictionary built from JSON-like samples, shared by the
+// tests: they check Verify, not the trainer.
+func testDict(t *testing.T) *listcodec.Dict {
+	t.Helper()
+	dictOnce.Do(func() {
+		r := rand.New(rand.NewPCG(1, 2))
+		samples := make([][]byte, 200)
+		for i := range samples {
+			samples[i] = rdbiotest.JSONish(r, 4096+r.IntN(8192))
+		}
+		var b []byte
+		b, dictErr = zstd.BuildDict(zstd.BuildDictOptions{ID: 40000, Contents: samples,
+			History: bytes.Join(samples[:4], nil), CompatV155: true, Level: zstd.SpeedDefault})
+		if dictErr == nil {
+			dict, dictErr = listcodec.ParseDict(b)
+		}
+	})
+	if dictErr != nil {
+		t.Fatalf("test dictionary: %v", dictErr)
+	}
+	return dict
+}
+
+// compressFile compresses the file at path.
+func compressFile(t *testing.T, path string, opt listcodec.CompressOptions) ([]byte, error) {
+	t.Helper()
+	in, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	_, err = listcodec.Compress(&out, bytes.NewReader(in), opt)
+	return out.Bytes(), err
+}
+
+// compressedSmall is testdata/small.rdb compressed.
+func compressedSmall(t *testing.T, opt listcodec.CompressOptions) []byte {
+	t.Helper()
+	opt.Train.Stream = true
+	out, err := compressFile(t, smallPath, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// decompressBytes decompresses a file in memory.
+func decompressBytes(t *testing.T, in []byte, to listcodec.Target) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	flow := listcodec.Flow{Workers: 2, IgnoreChecksum: true}
+	if _, err := listcodec.Decompress(&out, bytes.NewReader(in), listcodec.DecompressOptions{To: to, Flow: flow}); err != nil {
+		t.Fatalf("decompress --to %d: %v", to, err)
+	}
+	return out.Bytes()
+}
+
 // verifyBytes runs Verify on two in-memory files.
-func verifyBytes(t *testing.T, a, b []byte, opt VerifyOptions) *VerifyResult {
+func verifyBytes(t *testing.T, a, b []byte, opt Options) *Result {
 	t.Helper()
 	if opt.Workers == 0 {
 		opt.Workers = 2
@@ -34,7 +106,7 @@ func verifyBytes(t *testing.T, a, b []byte, opt VerifyOptions) *VerifyResult {
 }
 
 // pathOf names the way a result compared its keys.
-func pathOf(res *VerifyResult) string {
+func pathOf(res *Result) string {
 	switch {
 	case res.Keys == 0 && res.Unparsed:
 		return "unparsed"
@@ -59,14 +131,14 @@ func TestVerifyCorpus(t *testing.T) {
 		}
 		t.Run(cf.Name, func(t *testing.T) {
 			// A fixed dictionary: this tests Verify, not the trainer.
-			opt := CompressOptions{Flow: Flow{Workers: 2}, Dict: testDict(t)}
-			comp, _, err := compressFile(t, cf.Path, opt)
+			opt := listcodec.CompressOptions{Flow: listcodec.Flow{Workers: 2}, Dict: testDict(t)}
+			comp, err := compressFile(t, cf.Path, opt)
 			if errors.Is(err, rdbio.ErrChecksum) {
 				// Hand-edited fixtures whose stored CRC is wrong: compress
 				// and verify both need the check skipped.
 				t.Logf("stored checksum is wrong: checks skipped (%v)", err)
 				opt.IgnoreChecksum = true
-				comp, _, err = compressFile(t, cf.Path, opt)
+				comp, err = compressFile(t, cf.Path, opt)
 			}
 			if err != nil {
 				t.Fatalf("compress: %v", err)
@@ -76,7 +148,7 @@ func TestVerifyCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			vopt := VerifyOptions{Flow: Flow{Workers: 2, IgnoreChecksum: opt.IgnoreChecksum}}
+			vopt := Options{Flow: listcodec.Flow{Workers: 2, IgnoreChecksum: opt.IgnoreChecksum}}
 			res, err := Verify(f, bytes.NewReader(comp), vopt)
 			if err != nil {
 				t.Fatalf("Verify: %v", err)
@@ -128,7 +200,7 @@ func TestVerifyCorpusSameData(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer fb.Close()
-				res, err := Verify(fa, fb, VerifyOptions{Flow: Flow{Workers: 2}})
+				res, err := Verify(fa, fb, Options{Flow: listcodec.Flow{Workers: 2}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -325,7 +397,7 @@ func TestVerifyEncodings(t *testing.T) {
 		// hdt3213/rdb v1.3.2 panics sizing such a list whole: decoded node by node
 		key(rdbio.TypeListQuicklist2, "plain", quicklist2Plain(long, "x", "y")),
 	)
-	res := verifyBytes(t, a, b, VerifyOptions{})
+	res := verifyBytes(t, a, b, Options{})
 	if res.Diff != nil {
 		t.Fatalf("same data in other encodings differs: %s", res.Diff)
 	}
@@ -338,12 +410,12 @@ func TestVerifyEncodings(t *testing.T) {
 	b13 := append([]byte("REDIS0013"), b[9:]...)
 	fixCRC(a13)
 	fixCRC(b13)
-	res = verifyBytes(t, a13, a13, VerifyOptions{})
+	res = verifyBytes(t, a13, a13, Options{})
 	if res.Diff != nil || res.ByteWise != 8 || len(res.ByteWiseWhy) == 0 {
 		t.Fatalf("v13 file against itself: %+v", res)
 	}
 	t.Logf("v13: byte-wise because %q", res.ByteWiseWhy)
-	res = verifyBytes(t, a13, b13, VerifyOptions{})
+	res = verifyBytes(t, a13, b13, Options{})
 	if res.Diff == nil || res.Diff.Key != "list" || !strings.Contains(res.Diff.What, "type: list-ziplist (10) in A, list-quicklist2 (18) in B") {
 		t.Fatalf("v13 byte-wise diff = %v, want the list's type", res.Diff)
 	}
@@ -375,20 +447,20 @@ func TestVerifyDifferences(t *testing.T) {
 		db      uint64
 		key     string
 		want    string
-		wantOpt VerifyOptions
+		wantOpt Options
 	}{
-		{"string value", base, with(0, key(rdbio.TypeString, "s", str("other"))), 0, "s", "value: the string's decoded content differs", VerifyOptions{}},
-		{"list element", base, with(1, key(rdbio.TypeList, "l", strs("a", "B", "c"))), 0, "l", "value: the list's", VerifyOptions{}},
-		{"element count", base, with(1, key(rdbio.TypeList, "l", strs("a", "b"))), 0, "l", "element count: 3 in A, 2 in B", VerifyOptions{}},
-		{"type", base, with(2, key(rdbio.TypeSet, "h", strs("f", "v"))), 0, "h", "type: hash in A, set in B", VerifyOptions{}},
+		{"string value", base, with(0, key(rdbio.TypeString, "s", str("other"))), 0, "s", "value: the string's decoded content differs", Options{}},
+		{"list element", base, with(1, key(rdbio.TypeList, "l", strs("a", "B", "c"))), 0, "l", "value: the list's", Options{}},
+		{"element count", base, with(1, key(rdbio.TypeList, "l", strs("a", "b"))), 0, "l", "element count: 3 in A, 2 in B", Options{}},
+		{"type", base, with(2, key(rdbio.TypeSet, "h", strs("f", "v"))), 0, "h", "type: hash in A, set in B", Options{}},
 		{"expiry", base, with(3, rkey{db: 2, typ: rdbio.TypeString, key: "e", expire: 4102444800001, value: str("v")}), 2, "e",
-			"expiry: 2100-01-01T00:00:00Z (4102444800000 ms) in A, 2100-01-01T00:00:00.001Z (4102444800001 ms) in B", VerifyOptions{}},
-		{"expiry removed", base, with(3, rkey{db: 2, typ: rdbio.TypeString, key: "e", expire: -1, value: str("v")}), 2, "e", "in A, none in B", VerifyOptions{}},
-		{"db", base, with(3, rkey{db: 1, typ: rdbio.TypeString, key: "e", expire: 4102444800000, value: str("v")}), 2, "e", "missing in B", VerifyOptions{}},
-		{"missing in B", base, base[:3], 2, "e", "missing in B", VerifyOptions{}},
-		{"missing in A", base[1:], base, 0, "s", "missing in A", VerifyOptions{}},
-		{"reordered, missing", base, []rkey{base[3], base[2], base[0]}, 0, "l", "missing in B", VerifyOptions{}},
-		{"byte-wise value", base, with(0, key(rdbio.TypeString, "s", str("other"))), 0, "s", "value: the stored bytes differ (compared as stored: A: values over the decode cap (4 bytes)", VerifyOptions{DecodeCap: 4}},
+			"expiry: 2100-01-01T00:00:00Z (4102444800000 ms) in A, 2100-01-01T00:00:00.001Z (4102444800001 ms) in B", Options{}},
+		{"expiry removed", base, with(3, rkey{db: 2, typ: rdbio.TypeString, key: "e", expire: -1, value: str("v")}), 2, "e", "in A, none in B", Options{}},
+		{"db", base, with(3, rkey{db: 1, typ: rdbio.TypeString, key: "e", expire: 4102444800000, value: str("v")}), 2, "e", "missing in B", Options{}},
+		{"missing in B", base, base[:3], 2, "e", "missing in B", Options{}},
+		{"missing in A", base[1:], base, 0, "s", "missing in A", Options{}},
+		{"reordered, missing", base, []rkey{base[3], base[2], base[0]}, 0, "l", "missing in B", Options{}},
+		{"byte-wise value", base, with(0, key(rdbio.TypeString, "s", str("other"))), 0, "s", "value: the stored bytes differ (compared as stored: A: values over the decode cap (4 bytes)", Options{DecodeCap: 4}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -405,7 +477,7 @@ func TestVerifyDifferences(t *testing.T) {
 	}
 	t.Run("reordered, equal", func(t *testing.T) {
 		res := verifyBytes(t, buildRDB(t, "REDIS0011", base...),
-			buildRDB(t, "REDIS0011", base[3], base[1], base[2], base[0]), VerifyOptions{})
+			buildRDB(t, "REDIS0011", base[3], base[1], base[2], base[0]), Options{})
 		if res.Diff != nil || res.Keys != 4 {
 			t.Fatalf("reordered keys: %+v %v", res, res.Diff)
 		}
@@ -415,11 +487,11 @@ func TestVerifyDifferences(t *testing.T) {
 // smallRaw is testdata/small.rdb with every list node raw.
 func smallRaw(t *testing.T) []byte {
 	t.Helper()
-	data, err := os.ReadFile("../testdata/small.rdb")
+	data, err := os.ReadFile(smallPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return decompressBytes(t, data, ToRaw)
+	return decompressBytes(t, data, listcodec.ToRaw)
 }
 
 // rewriteNode copies an RDB through an rdbio Reader/Writer pair, with edit
@@ -499,13 +571,13 @@ func patch(t *testing.T, data []byte, old, new string) []byte {
 // TestVerifySmall: changes to a redis-made file are found, in the raw file
 // and in its compressed form.
 func TestVerifySmall(t *testing.T) {
-	orig, err := os.ReadFile("../testdata/small.rdb")
+	orig, err := os.ReadFile(smallPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	raw := smallRaw(t)
 	// A fixed dictionary: this tests Verify, not the trainer.
-	comp := compressedSmall(t, CompressOptions{Dict: testDict(t)})
+	comp := compressedSmall(t, listcodec.CompressOptions{Dict: testDict(t)})
 	expire := string(binary.LittleEndian.AppendUint64([]byte{rdbio.OpExpireMs}, 4102444800000))
 	cases := []struct {
 		name string
@@ -531,7 +603,7 @@ func TestVerifySmall(t *testing.T) {
 				name string
 				data []byte
 			}{{"original", orig}, {"raw", raw}, {"compressed", comp}} {
-				res := verifyBytes(t, a.data, c.b, VerifyOptions{})
+				res := verifyBytes(t, a.data, c.b, Options{})
 				if res.Diff == nil || res.Diff.Key != c.key || !strings.Contains(res.Diff.What, c.want) {
 					t.Fatalf("%s vs changed: difference %v, want key %q, %q", a.name, res.Diff, c.key, c.want)
 				}
@@ -539,7 +611,7 @@ func TestVerifySmall(t *testing.T) {
 			}
 		})
 	}
-	res := verifyBytes(t, orig, comp, VerifyOptions{})
+	res := verifyBytes(t, orig, comp, Options{})
 	if res.Diff != nil || res.Keys != 12 || res.Semantic != 12 {
 		t.Fatalf("small.rdb vs its compressed form: %+v, %v", res, res.Diff)
 	}
@@ -548,20 +620,20 @@ func TestVerifySmall(t *testing.T) {
 // TestVerifyExternalDict: a file compressed with --no-embed needs its
 // dictionary.
 func TestVerifyExternalDict(t *testing.T) {
-	data, err := os.ReadFile("../testdata/small.rdb")
+	data, err := os.ReadFile(smallPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	dict := testDict(t)
 	var ext bytes.Buffer
-	if _, err := Compress(&ext, bytes.NewReader(data), CompressOptions{Dict: dict, NoEmbed: true, Flow: Flow{Workers: 2}}); err != nil {
+	if _, err := listcodec.Compress(&ext, bytes.NewReader(data), listcodec.CompressOptions{Dict: dict, NoEmbed: true, Flow: listcodec.Flow{Workers: 2}}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Verify(bytes.NewReader(data), bytes.NewReader(ext.Bytes()), VerifyOptions{})
+	_, err = Verify(bytes.NewReader(data), bytes.NewReader(ext.Bytes()), Options{})
 	if err == nil || !strings.Contains(err.Error(), "input B") || !strings.Contains(err.Error(), "--dict") {
 		t.Fatalf("without the dictionary: error %v, want one about input B naming --dict", err)
 	}
-	res := verifyBytes(t, ext.Bytes(), data, VerifyOptions{Dicts: []*Dict{dict}})
+	res := verifyBytes(t, ext.Bytes(), data, Options{Dicts: []*listcodec.Dict{dict}})
 	if res.Diff != nil || res.Keys != 12 {
 		t.Fatalf("with the dictionary: %+v %v", res, res.Diff)
 	}
@@ -580,7 +652,7 @@ func TestVerifyUnreadable(t *testing.T) {
 		{"not an RDB", []byte("hello world"), "not an RDB file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Verify(bytes.NewReader(raw), bytes.NewReader(c.b), VerifyOptions{})
+			_, err := Verify(bytes.NewReader(raw), bytes.NewReader(c.b), Options{})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one mentioning %q", err, c.want)
 			}
@@ -654,11 +726,11 @@ func TestVerifyRedis(t *testing.T) {
 	a := save()
 	do("LSET", "events", "150", "changed")
 	b := save()
-	res := verifyBytes(t, a, a, VerifyOptions{})
+	res := verifyBytes(t, a, a, Options{})
 	if res.Diff != nil || res.Semantic != 7 {
 		t.Fatalf("a dump against itself: %+v %v", res, res.Diff)
 	}
-	res = verifyBytes(t, a, b, VerifyOptions{})
+	res = verifyBytes(t, a, b, Options{})
 	if res.Diff == nil || res.Diff.Key != "events" || !strings.Contains(res.Diff.What, "value") {
 		t.Fatalf("after LSET: difference %v, want the list events", res.Diff)
 	}

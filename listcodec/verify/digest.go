@@ -1,0 +1,181 @@
+package verify
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"hash"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/hdt3213/rdb/model"
+)
+
+// digestObject writes the SHA-256 of o's decoded content in canonical form
+// into sum (len 0, cap ≥ 32) and returns its type class and element count.
+func digestObject(o model.RedisObject, sum []byte) (string, int64, error) {
+	var d digester
+	d.h = sha256.New()
+	var class string
+	var n int
+	switch o := o.(type) {
+	case *model.StringObject:
+		class = model.StringType
+		d.str(class)
+		d.bytes(o.Value)
+	case *model.ListObject:
+		class, n = model.ListType, len(o.Values)
+		d.str(class)
+		d.num(uint64(n))
+		for _, v := range o.Values {
+			d.bytes(v)
+		}
+	case *model.SetObject:
+		class, n = model.SetType, len(o.Members)
+		d.str(class)
+		d.num(uint64(n))
+		m := append([][]byte(nil), o.Members...)
+		sort.Slice(m, func(i, j int) bool { return bytes.Compare(m[i], m[j]) < 0 })
+		for _, v := range m {
+			d.bytes(v)
+		}
+	case *model.HashObject:
+		class, n = model.HashType, len(o.Hash)
+		d.str(class)
+		d.num(uint64(n))
+		for _, f := range slices.Sorted(maps.Keys(o.Hash)) {
+			d.str(f)
+			d.bytes(o.Hash[f])
+			ttl := o.FieldExpirations[f] // absolute ms; 0 (or absent): none
+			d.num(uint64(max(ttl, 0)))
+		}
+	case *model.ZSetObject:
+		class, n = model.ZSetType, len(o.Entries)
+		d.str(class)
+		d.num(uint64(n))
+		es := append([]*model.ZSetEntry(nil), o.Entries...)
+		sort.Slice(es, func(i, j int) bool {
+			if es[i].Member != es[j].Member {
+				return es[i].Member < es[j].Member
+			}
+			return math.Float64bits(es[i].Score) < math.Float64bits(es[j].Score)
+		})
+		for _, e := range es {
+			d.str(e.Member)
+			d.num(math.Float64bits(e.Score))
+		}
+	case *model.StreamObject:
+		class, n = model.StreamType, int(o.Length)
+		d.str(class)
+		d.stream(o)
+	default:
+		return "", 0, fmt.Errorf("decoded as %T", o)
+	}
+	d.h.Sum(sum)
+	return class, int64(n), nil
+}
+
+// digester writes length-prefixed fields into a hash.
+type digester struct {
+	h   hash.Hash
+	scr [8]byte
+}
+
+func (d *digester) num(v uint64) {
+	binary.LittleEndian.PutUint64(d.scr[:], v)
+	d.h.Write(d.scr[:])
+}
+
+func (d *digester) bytes(b []byte) {
+	d.num(uint64(len(b)))
+	d.h.Write(b)
+}
+
+func (d *digester) str(s string) {
+	d.num(uint64(len(s)))
+	io.WriteString(d.h, s)
+}
+
+// id writes a stream ID; nil (absent in this stream version) is a marker.
+func (d *digester) id(id *model.StreamId) {
+	if id == nil {
+		d.num(0)
+		return
+	}
+	d.num(1)
+	d.num(id.Ms)
+	d.num(id.Sequence)
+}
+
+// stream digests what the model gives of a stream: length, IDs and
+// counters, the live messages in order (fields sorted: the decoder keeps
+// them in a map), and the consumer groups by name with their pending
+// entries (ID, delivery time and count) and consumers (name, pending IDs).
+// Not part of the digest: how messages are grouped into listpack nodes,
+// deleted messages still stored in them, and the consumers' seen and active
+// times, which like LRU/LFU hints record access (two dumps of the same data
+// taken apart differ in them; Redis's DEBUG DIGEST leaves them out too).
+func (d *digester) stream(o *model.StreamObject) {
+	d.num(o.Length)
+	d.id(o.LastId)
+	d.id(o.FirstId)
+	d.id(o.MaxDeletedId)
+	d.num(o.AddedEntriesCount)
+	for _, e := range o.Entries {
+		for _, m := range e.Msgs {
+			if m.Deleted {
+				continue
+			}
+			d.num(1)
+			d.id(m.Id)
+			d.num(uint64(len(m.Fields)))
+			for _, f := range slices.Sorted(maps.Keys(m.Fields)) {
+				d.str(f)
+				d.str(m.Fields[f])
+			}
+		}
+	}
+	d.num(0) // end of messages
+	gs := append([]*model.StreamGroup(nil), o.Groups...)
+	sort.Slice(gs, func(i, j int) bool { return gs[i].Name < gs[j].Name })
+	d.num(uint64(len(gs)))
+	for _, g := range gs {
+		d.str(g.Name)
+		d.id(g.LastId)
+		d.num(g.EntriesRead)
+		pel := append([]*model.StreamNAck(nil), g.Pending...)
+		sort.Slice(pel, func(i, j int) bool { return idLess(pel[i].Id, pel[j].Id) })
+		d.num(uint64(len(pel)))
+		for _, p := range pel {
+			d.id(p.Id)
+			d.num(p.DeliveryTime)
+			d.num(p.DeliveryCount)
+		}
+		cs := append([]*model.StreamConsumer(nil), g.Consumers...)
+		sort.Slice(cs, func(i, j int) bool { return cs[i].Name < cs[j].Name })
+		d.num(uint64(len(cs)))
+		for _, c := range cs {
+			d.str(c.Name)
+			ids := append([]*model.StreamId(nil), c.Pending...)
+			sort.Slice(ids, func(i, j int) bool { return idLess(ids[i], ids[j]) })
+			d.num(uint64(len(ids)))
+			for _, id := range ids {
+				d.id(id)
+			}
+		}
+	}
+}
+
+func idLess(a, b *model.StreamId) bool {
+	switch {
+	case a == nil || b == nil:
+		return a == nil && b != nil
+	case a.Ms != b.Ms:
+		return a.Ms < b.Ms
+	}
+	return a.Sequence < b.Sequence
+}

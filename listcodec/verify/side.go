@@ -1,0 +1,272 @@
+package verify
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+
+	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/rdbio"
+)
+
+// keyID identifies a key across the inputs; rest is the unparsed tail.
+type keyID struct {
+	db   uint64
+	key  string
+	rest bool
+}
+
+// entry is what is kept of one key: its identity, type, expiry and the
+// digests of its value.
+type entry struct {
+	id     keyID
+	seq    int64
+	typ    byte   // the stored type byte
+	tname  string // its name (rdbio)
+	expire int64  // absolute Unix ms; -1 for none
+	sum    [sha256.Size]byte
+	sem    [sha256.Size]byte
+	semOK  bool   // sem, class and count hold the decoded value's digest
+	class  string // string, list, set, zset, hash, stream
+	count  int64  // elements (collections), messages (streams)
+	why    string // why the value was not decoded
+}
+
+type item struct {
+	e   *entry
+	err error
+}
+
+// side reads one input: a goroutine decompresses it to raw list nodes into
+// a pipe, another walks the result and sends one entry per key.
+type side struct {
+	name    string
+	v       *verifier
+	ch      chan item
+	pr      *io.PipeReader
+	decErr  error
+	decDone chan struct{}
+	sem     semDecoder
+	h       hash.Hash
+	// capt holds the one-key RDB of the value being read, for the
+	// decoder: a head (see semDecoder.head) and the value's stored bytes,
+	// up to the decode cap; tee sends those bytes to h and capt.
+	capt rdbio.CappedBuffer
+	tee  io.Writer
+	// nodes are the offsets in capt.Buf where the nodes of the list value
+	// being read start.
+	nodes []int
+	// recBuf is the reader's sink: the bytes of the record being read, so
+	// that those of a record rdbio cannot walk can be digested with the
+	// rest of the file.
+	recBuf bytes.Buffer
+}
+
+func (v *verifier) start(name string, src io.Reader) *side {
+	pr, pw := io.Pipe()
+	s := &side{name: name, v: v, ch: make(chan item, 256), pr: pr, decDone: make(chan struct{}), h: sha256.New()}
+	s.tee = io.MultiWriter(s.h, &s.capt)
+	v.wg.Add(2)
+	go func() {
+		defer v.wg.Done()
+		dopt := listcodec.DecompressOptions{Flow: v.opt.Flow, To: listcodec.ToRaw, Dicts: v.opt.Dicts}
+		_, err := listcodec.Decompress(pw, src, dopt)
+		s.decErr = err
+		pw.CloseWithError(err) // nil: the reader sees io.EOF
+		close(s.decDone)
+	}()
+	go func() {
+		defer v.wg.Done()
+		defer close(s.ch)
+		if err := s.walk(); err != nil {
+			s.send(item{err: s.cause(err)})
+		}
+	}()
+	return s
+}
+
+// cause prefers the decompressor's error (the input's own problem) to the
+// error the pipe gave the reader.
+func (s *side) cause(err error) error {
+	if errors.Is(err, errStopped) {
+		return err
+	}
+	s.pr.CloseWithError(errStopped)
+	<-s.decDone
+	if s.decErr != nil && !errors.Is(s.decErr, errStopped) {
+		err = s.decErr
+	}
+	return fmt.Errorf("input %s: %w", s.name, err)
+}
+
+// send passes an item to the comparison unless it has stopped.
+func (s *side) send(it item) bool {
+	select {
+	case s.ch <- it:
+		return true
+	case <-s.v.stop:
+		return false
+	}
+}
+
+// next returns the next entry; nil at the end.
+func (s *side) next() (*entry, error) {
+	it, ok := <-s.ch
+	if !ok {
+		return nil, nil
+	}
+	return it.e, it.err
+}
+
+// walk reads the decompressed stream and sends an entry per key.
+func (s *side) walk() error {
+	r, err := rdbio.NewReader(s.pr, rdbio.Options{Cap: s.v.opt.Cap})
+	if err != nil {
+		return err
+	}
+	s.sem.init(r.Header())
+	if err := r.SetSink(&s.recBuf); err != nil {
+		return err
+	}
+	for seq := int64(0); ; seq++ {
+		s.recBuf.Reset()
+		rec, err := r.Next()
+		if errors.Is(err, rdbio.ErrUnsupported) {
+			n := s.recBuf.Len()
+			h := s.h
+			h.Reset()
+			if err := r.SetSink(h); err != nil { // flushes the record's bytes to recBuf
+				return err
+			}
+			h.Write(s.recBuf.Bytes()[n:])
+			return s.rest(r, h, seq)
+		}
+		if err != nil {
+			return err
+		}
+		switch rec.Kind {
+		case rdbio.KindEOF:
+			// Drain the pipe so that the decompressor finishes.
+			_, err := r.CopyRest(io.Discard)
+			return err
+		case rdbio.KindKey:
+			e, err := s.key(r, rec, seq)
+			if err != nil {
+				return err
+			}
+			if !s.send(item{e: e}) {
+				return errStopped
+			}
+			if e.id.rest {
+				return nil
+			}
+		}
+	}
+}
+
+// rest digests everything from a record rdbio cannot walk to the trailer
+// into h (which holds what was read of that record) and sends it as one
+// entry.
+func (s *side) rest(r *rdbio.Reader, h hash.Hash, seq int64) error {
+	e, err := s.restEntry(r, h, seq)
+	if err != nil {
+		return err
+	}
+	if !s.send(item{e: e}) {
+		return errStopped
+	}
+	return nil
+}
+
+func (s *side) restEntry(r *rdbio.Reader, h hash.Hash, seq int64) (*entry, error) {
+	if _, err := r.PassBody(); err != nil {
+		return nil, err
+	}
+	if _, err := r.CopyRest(io.Discard); err != nil {
+		return nil, err
+	}
+	e := &entry{id: keyID{rest: true}, seq: seq, expire: -1}
+	h.Sum(e.sum[:0])
+	return e, nil
+}
+
+// key reads a key's value and digests it: always its stored bytes, and its
+// decoded content when the decoder knows the type.
+func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error) {
+	e := &entry{id: keyID{db: rec.DB, key: string(rec.Key)}, seq: seq, typ: rec.Type,
+		tname: r.TypeName(rec.Type), expire: rec.Expire}
+	h := s.h
+	h.Reset()
+	h.Write([]byte{rec.Type})
+	e.why = s.sem.whyNot(e.tname)
+	var w io.Writer = h
+	head := 0 // the size of the one-key RDB's head in s.capt.Buf
+	if e.why == "" {
+		// The head is not hashed, and does not count against the cap.
+		s.capt.Reset(s.v.opt.DecodeCap)
+		s.capt.Buf = s.sem.head(s.capt.Buf, rec.Type, rec.Key)
+		head = len(s.capt.Buf)
+		s.capt.Max += head
+		w = s.tee
+	}
+	var err error
+	if rdbio.IsList(rec.Type) {
+		err = s.listValue(r, w)
+	} else {
+		err = r.CopyValue(w)
+	}
+	if err != nil {
+		if !errors.Is(err, rdbio.ErrUnsupported) {
+			return nil, err
+		}
+		// A value rdbio cannot walk: it and the rest of the file are
+		// compared as one run of bytes.
+		h.Write(rec.Key)
+		if err := r.SetSink(h); err != nil {
+			return nil, err
+		}
+		return s.restEntry(r, h, seq)
+	}
+	h.Sum(e.sum[:0])
+	if e.why != "" {
+		return e, nil
+	}
+	if s.capt.Over {
+		e.why = fmt.Sprintf("values over the decode cap (%d bytes)", s.v.opt.DecodeCap)
+	} else {
+		e.why = s.sem.decode(s.capt.Buf, head, s.nodes, e)
+	}
+	// Drop a large buffer after use.
+	if cap(s.capt.Buf) > 4<<20 {
+		s.capt.Buf = nil
+	}
+	return e, nil
+}
+
+// listValue sends a list value's stored bytes to w, as CopyValue would, but
+// node by node through rdbio (the node count reaches w as the reader's
+// sink), and notes in s.nodes where each node starts in s.capt.Buf.
+func (s *side) listValue(r *rdbio.Reader, w io.Writer) error {
+	if err := r.SetSink(w); err != nil {
+		return err
+	}
+	s.nodes = s.nodes[:0]
+	_, err := r.EachNode(func(n *rdbio.Node) (bool, error) {
+		s.nodes = append(s.nodes, len(s.capt.Buf))
+		if _, err := w.Write(n.Raw); err != nil {
+			return false, err
+		}
+		if n.Data == nil { // over rdbio's cap: streamed
+			return true, r.CopyNodeData(w)
+		}
+		_, err := w.Write(n.Data)
+		return true, err
+	})
+	if err2 := r.SetSink(&s.recBuf); err == nil {
+		err = err2
+	}
+	return err
+}

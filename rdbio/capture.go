@@ -1,0 +1,29 @@
+package rdbio
+
+// CappedBuffer is a sink that keeps the bytes written to it as long as they
+// fit in Max bytes. The first write that would pass Max sets Over, and from
+// then on nothing more is kept (Buf holds what came before it). Writes
+// never fail, so a CappedBuffer can stand beside a hash in an
+// io.MultiWriter: this is capped value capture (a value is held in memory
+// only when it is small enough).
+type CappedBuffer struct {
+	Buf  []byte
+	Max  int
+	Over bool
+}
+
+// Reset empties the buffer, keeping its memory, for up to max bytes.
+func (c *CappedBuffer) Reset(max int) {
+	c.Buf, c.Max, c.Over = c.Buf[:0], max, false
+}
+
+func (c *CappedBuffer) Write(p []byte) (int, error) {
+	if !c.Over {
+		if len(c.Buf)+len(p) > c.Max {
+			c.Over = true
+		} else {
+			c.Buf = append(c.Buf, p...)
+		}
+	}
+	return len(p), nil
+}
