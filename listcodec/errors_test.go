@@ -14,13 +14,9 @@ import (
 // dictionary is trained from the file itself).
 func compressedSmall(t *testing.T, opt CompressOptions) []byte {
 	t.Helper()
-	data, err := os.ReadFile("../testdata/small.rdb")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out bytes.Buffer
 	opt.Train.Stream = true
-	if _, err := Compress(&out, bytes.NewReader(data), opt); err != nil {
+	if _, err := Compress(&out, bytes.NewReader(smallRDB(t)), opt); err != nil {
 		t.Fatal(err)
 	}
 	return out.Bytes()
