@@ -40,6 +40,9 @@ func LZFDecode(dst, src []byte, ulen int) ([]byte, error) {
 	if ulen < 0 {
 		return nil, fmt.Errorf("lzf: negative decoded length %d: %w", ulen, ErrLZFCorrupt)
 	}
+	if int64(ulen) > LZFMaxDecoded(len(src)) {
+		return nil, fmt.Errorf("lzf: %d bytes cannot decode to %d: %w", len(src), ulen, ErrLZFCorrupt)
+	}
 	out := dst[:0]
 	if cap(out) < ulen {
 		out = make([]byte, ulen)
@@ -54,6 +57,14 @@ func LZFDecode(dst, src []byte, ulen int) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// lzfMaxRatio bounds LZF's expansion: the longest back reference, 264
+// bytes, takes 3 bytes of stream.
+const lzfMaxRatio = lzfMaxRef / 3
+
+// LZFMaxDecoded is the most that n bytes of LZF stream can decode to; a
+// string that claims more is corrupt, and its claim must not size anything.
+func LZFMaxDecoded(n int) int64 { return int64(n)*lzfMaxRatio + lzfMaxRef }
 
 // LZFDecodePrefix decodes the start of the LZF stream src, which claims to
 // expand to ulen bytes, into dst[:0]: it stops once at least want bytes are
