@@ -197,6 +197,9 @@ func sourceCRCAux() []byte {
 	return rdbio.AppendAux(nil, []byte(rdbio.AuxSourceCRC), []byte("0"))
 }
 
+// bigNode passes a node over the cap through unchanged.
+func (c *compressor) bigNode(n *rdbio.Node) error { return c.t.passNode(n) }
+
 // end records a source trailer of 0 (the output's is a real CRC64 always,
 // so that no damaged frame goes unnoticed).
 func (c *compressor) end(eof *rdbio.Record) (rdbio.Trailer, error) {
@@ -291,6 +294,7 @@ func (c *compressor) newWorker(d *Dict) (nodeFunc, error) {
 }
 
 func (w *worker) compress(it *item) error {
+	defer w.trimScratch()
 	raw, ok, err := w.decoded(it)
 	if err != nil || !ok {
 		return err
@@ -317,6 +321,11 @@ func (w *worker) compress(it *item) error {
 		it.outFlags = rdbio.ZstdFlagLZF
 	}
 	return nil
+}
+
+// trimScratch drops scratch buffers grown for a large node.
+func (w *worker) trimScratch() {
+	w.raw, w.chk, w.ver = trim(w.raw), trim(w.chk), trim(w.ver)
 }
 
 // decoded returns the node's bytes, or false to keep the node as it is

@@ -204,6 +204,7 @@ func (d *decompressor) newWorker() (nodeFunc, error) {
 }
 
 func (u *unpacker) node(it *item) error {
+	defer func() { u.raw = trim(u.raw) }()
 	raw, err := u.decoded(it)
 	if err != nil || raw == nil {
 		return err

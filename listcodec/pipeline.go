@@ -50,6 +50,34 @@ type item struct {
 	done       chan struct{}
 }
 
+// cost is what an item may hold in memory until it is written: its bytes
+// and, for a node, what a worker decodes it to and re-encodes it into
+// (its decoded length each), so that the budget bounds decoded bytes too.
+func (it *item) cost() int64 {
+	n := int64(len(it.buf) + len(it.hdr))
+	if it.kind == itemNode {
+		dec := int64(it.node.ulen)
+		if it.node.enc == rdbio.EncRaw || it.node.enc == rdbio.EncInt {
+			dec = int64(len(it.buf))
+		}
+		n += 2 * dec
+	}
+	return n
+}
+
+// scratchKeep is the largest scratch buffer a worker keeps between nodes;
+// a larger one (a node near the cap) is dropped after use, so that idle
+// workers hold little whatever nodes they saw.
+const scratchKeep = 1 << 20
+
+// trim returns b, or nil when it is larger than a worker keeps.
+func trim(b []byte) []byte {
+	if cap(b) > scratchKeep {
+		return nil
+	}
+	return b
+}
+
 // nodeIn describes the node as read.
 type nodeIn struct {
 	container uint64
@@ -194,7 +222,7 @@ func (p *pipeline) newItem(kind itemKind) *item {
 
 // send queues an item (and a node to the workers when hasWorkers).
 func (p *pipeline) send(it *item, toWorkers bool) error {
-	charge, ok := p.budget.take(int64(len(it.buf) + len(it.hdr)))
+	charge, ok := p.budget.take(it.cost())
 	it.charge = charge
 	if !ok {
 		return p.failed()
@@ -224,6 +252,7 @@ func (p *pipeline) writeLoop() {
 			p.fail(err)
 		}
 		p.budget.give(it.charge)
+		it.buf, it.hdr, it.out = trim(it.buf), trim(it.hdr), trim(it.out)
 		p.pool.Put(it)
 	}
 }

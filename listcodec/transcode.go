@@ -61,6 +61,9 @@ type handler interface {
 	// emit passes an item on towards the writer (toWorkers: a node that
 	// workers may re-encode).
 	emit(it *item, toWorkers bool) error
+	// bigNode handles, on the reading side, a node over the cap (stored, or
+	// decoded): it is streamed, never held whole.
+	bigNode(n *rdbio.Node) error
 	// end is called at the EOF record, before the trailer: it may inject
 	// records, and chooses the trailer.
 	end(eof *rdbio.Record) (rdbio.Trailer, error)
@@ -199,12 +202,9 @@ func (t *transcoder) node(n *rdbio.Node) error {
 	if err := t.ch.flush(); err != nil {
 		return err
 	}
-	if n.Data == nil { // over the cap: streams through unchanged
+	if n.Data == nil || decodesOverCap(n, t.flow.Cap) {
 		t.stats.Big++
-		if _, err := t.ch.Write(n.Raw); err != nil {
-			return err
-		}
-		return t.r.CopyNodeData(t.ch)
+		return t.h.bigNode(n)
 	}
 	it := t.p.newItem(itemNode)
 	it.hdr = append(it.hdr, n.Raw...)
@@ -214,6 +214,25 @@ func (t *transcoder) node(n *rdbio.Node) error {
 		return err
 	}
 	return t.h.emit(it, true)
+}
+
+// decodesOverCap reports a node whose stored bytes are captured but whose
+// decoded bytes would be more than the cap: it is never decoded whole.
+func decodesOverCap(n *rdbio.Node, capBytes int) bool {
+	return (n.Enc == rdbio.EncLZF || n.Enc == rdbio.EncZstd) && n.ULen > uint64(capBytes)
+}
+
+// passNode writes a node through unchanged, streaming its payload when it
+// was not captured.
+func (t *transcoder) passNode(n *rdbio.Node) error {
+	if _, err := t.ch.Write(n.Raw); err != nil {
+		return err
+	}
+	if n.Data != nil {
+		_, err := t.ch.Write(n.Data)
+		return err
+	}
+	return t.r.CopyNodeData(t.ch)
 }
 
 // nodeError names the node's offset and key.

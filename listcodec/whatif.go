@@ -93,8 +93,8 @@ func (w *WhatIf) Node(key []byte, n *rdbio.Node, index, count uint64) error {
 	if interior {
 		w.interiorDecoded += int64(n.ULen)
 	}
-	if n.Data == nil {
-		return nil
+	if n.Data == nil || decodesOverCap(n, w.opt.Cap) {
+		return nil // over the cap: Compress leaves it as it is
 	}
 	it := &w.it
 	it.hdr, it.buf = n.Raw, n.Data

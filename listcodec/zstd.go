@@ -145,6 +145,7 @@ func (c *Codec) Compress(dst, src []byte) []byte {
 	if len(c.scratch) < len(out) {
 		out = append(out[:0], c.scratch...)
 	}
+	c.scratch = trim(c.scratch)
 	return out
 }
 
