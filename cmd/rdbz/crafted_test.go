@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/rdbio"
+)
+
+// Crafted inputs (issue 9): files built in code that claim huge lengths or
+// counts, or hold legal but huge values. Every command must exit 0 or 1
+// (with a message naming the offset), never panic, stay within
+// craftedRSS of memory under a 4 GiB address-space limit, and leave no
+// file beside OUT.
+
+const (
+	craftedRSS = 128 << 20 // bytes
+	addrLimit  = 4 << 30   // bytes of address space (ulimit -v)
+)
+
+// craft builds an RDB file record by record.
+type craft struct {
+	t   *testing.T
+	buf bytes.Buffer
+	w   *rdbio.Writer
+}
+
+func newCraft(t *testing.T, magic string) *craft {
+	c := &craft{t: t}
+	var err error
+	c.w, err = rdbio.NewWriter(&c.buf, rdbio.Header{Magic: magic, Version: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (c *craft) raw(b ...byte) *craft {
+	if _, err := c.w.Write(b); err != nil {
+		c.t.Fatal(err)
+	}
+	return c
+}
+
+// key writes a key record's type byte and key.
+func (c *craft) key(typ byte, key string) *craft {
+	c.raw(typ)
+	if err := c.w.WriteString([]byte(key)); err != nil {
+		c.t.Fatal(err)
+	}
+	return c
+}
+
+// str writes a string stored with enc (LZF or zstd: payload and a claimed
+// decoded length).
+func (c *craft) str(enc rdbio.Enc, payload []byte, ulen uint64) *craft {
+	c.raw(rdbio.AppendStringHead(nil, enc, 0, uint64(len(payload)), ulen)...)
+	return c.raw(payload...)
+}
+
+func (c *craft) length(n uint64) *craft { return c.raw(rdbio.AppendLen(nil, n)...) }
+
+func (c *craft) aux(name, value string) *craft {
+	if err := c.w.WriteAux([]byte(name), []byte(value)); err != nil {
+		c.t.Fatal(err)
+	}
+	return c
+}
+
+func (c *craft) done() []byte {
+	if err := c.w.Close(); err != nil {
+		c.t.Fatal(err)
+	}
+	return c.buf.Bytes()
+}
+
+// zeroLZF is an LZF stream of n zero bytes: one literal, then back
+// references of 264 bytes at distance 1 (12 MB for 1 GiB).
+func zeroLZF(n int) []byte {
+	out := []byte{0, 0}
+	for left := n - 1; left > 0; {
+		switch k := min(left, 264); {
+		case k < 3:
+			out = append(out, byte(k-1))
+			out = append(out, make([]byte, k)...)
+			left -= k
+		case k-2 < 7:
+			out = append(out, byte((k-2)<<5), 0)
+			left -= k
+		default:
+			out = append(out, 0xE0, byte(k-9), 0)
+			left -= k
+		}
+	}
+	return out
+}
+
+// zeroFrame is a zstd frame of n zero bytes, encoded with a small window.
+func zeroFrame(t *testing.T, n int64) []byte {
+	var buf bytes.Buffer
+	enc, err := zstd.NewWriter(&buf, zstd.WithWindowSize(1<<20), zstd.WithEncoderLevel(zstd.SpeedFastest),
+		zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.CopyN(enc, zeroReader{}, n); err != nil {
+		t.Fatal(err)
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// craftedFiles returns the crafted inputs by name.
+func craftedFiles(t *testing.T) map[string][]byte {
+	small := []byte{2, 'a', 'b', 'c'} // LZF: a 3-byte literal
+	hello := zeroFrame(t, 5)
+	files := map[string][]byte{
+		// A legal file: one PLAIN list node of 1 GiB of zeros, stored LZF.
+		"lzf-1gib-node": newCraft(t, "REDIS0011").key(rdbio.TypeListQuicklist2, "big").
+			length(1).length(1).str(rdbio.EncLZF, zeroLZF(1<<30), 1<<30).done(),
+		"lzf-claims-1tib-node": newCraft(t, "REDIS0011").key(rdbio.TypeListQuicklist2, "l").
+			length(1).length(2).str(rdbio.EncLZF, small, 1<<40).done(),
+		"lzf-claims-4gib-member": newCraft(t, "REDIS0011").key(rdbio.TypeSet, "s").
+			length(1).str(rdbio.EncLZF, small, 4<<30).done(),
+		"lzf-claims-1tib-aux": newCraft(t, "REDIS0011").raw(rdbio.OpAux).
+			str(rdbio.EncRaw, []byte("x"), 1).str(rdbio.EncLZF, small, 1<<40).done(),
+		"zstd-claims-4gib": newCraft(t, "REDIS0011").aux(rdbio.AuxFormat, rdbio.FormatVersion).
+			key(rdbio.TypeListQuicklist2, "z").length(1).length(2).str(rdbio.EncZstd, hello, 4<<30).done(),
+		"zstd-claims-1tib": newCraft(t, "REDIS0011").aux(rdbio.AuxFormat, rdbio.FormatVersion).
+			key(rdbio.TypeListQuicklist2, "z").length(1).length(2).str(rdbio.EncZstd, hello, 1<<40).done(),
+		"zstd-1gib-frame": newCraft(t, "REDIS0011").aux(rdbio.AuxFormat, rdbio.FormatVersion).
+			key(rdbio.TypeListQuicklist2, "z").length(1).length(1).str(rdbio.EncZstd, zeroFrame(t, 1<<30), 1<<30).done(),
+		"intset-claims-2^32": newCraft(t, "REDIS0011").key(rdbio.TypeSetIntset, "i").
+			str(rdbio.EncRaw, binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, 2), 0xFFFFFFFF), 8).done(),
+		"zstd-string-value": newCraft(t, "REDIS0011").aux(rdbio.AuxFormat, rdbio.FormatVersion).
+			key(rdbio.TypeString, "s").str(rdbio.EncZstd, hello, 5).done(),
+	}
+	return files
+}
+
+// craftedCommands are the command lines run on each crafted file IN, with
+// OUT a path in an empty folder; "<" feeds IN on stdin.
+var craftedCommands = [][]string{
+	{"info", "IN"},
+	{"analyze", "--json", "IN"},
+	{"compress", "-o", "OUT", "IN"},
+	{"compress", "-o", "OUT", "-", "<"},
+	{"decompress", "--to", "original", "-o", "OUT", "IN"},
+	{"decompress", "--to", "lzf", "-o", "OUT", "IN"},
+	{"decompress", "--to", "raw", "-o", "OUT", "IN"},
+	{"verify", "IN", "IN"},
+}
+
+func TestCraftedInputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 12 MB and 1 GiB-decoding inputs; skipped with -short")
+	}
+	dir := t.TempDir()
+	for name, data := range craftedFiles(t) {
+		in := filepath.Join(dir, name+".rdb")
+		if err := os.WriteFile(in, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range craftedCommands {
+			t.Run(name+"/"+strings.Join(args[:min(len(args), 3)], "_"), func(t *testing.T) {
+				runCrafted(t, in, args)
+			})
+		}
+	}
+}
+
+// runCrafted runs one command on a crafted file under the address-space
+// limit and checks how it ended.
+func runCrafted(t *testing.T, in string, args []string) {
+	outDir := t.TempDir()
+	var stdin io.Reader
+	var argv []string
+	for _, a := range args {
+		switch a {
+		case "IN":
+			argv = append(argv, in)
+		case "OUT":
+			argv = append(argv, filepath.Join(outDir, "out"))
+		case "<":
+			f, err := os.Open(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			stdin = f
+		default:
+			argv = append(argv, a)
+		}
+	}
+	cmd := exec.Command("sh", append([]string{"-c", "ulimit -v " + strconv.Itoa(addrLimit>>10) + " && exec \"$0\" \"$@\"", rdbzBin}, argv...)...)
+	cmd.Stdin = stdin
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	msg := stderr.String()
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	t.Logf("exit %d, peak RSS %d MiB: %s", code, rss>>20, strings.TrimSpace(firstLine(msg)))
+	switch {
+	case code != 0 && code != 1:
+		t.Errorf("exit %d: %s", code, msg)
+	case strings.Contains(msg, "panic") || strings.Contains(msg, "goroutine "):
+		t.Errorf("crashed: %s", msg)
+	case code == 1 && !strings.Contains(msg, "offset"):
+		t.Errorf("error names no offset: %s", msg)
+	}
+	if rss > craftedRSS {
+		t.Errorf("peak RSS %d MiB, over %d MiB", rss>>20, craftedRSS>>20)
+	}
+	ents, _ := os.ReadDir(outDir)
+	for _, e := range ents {
+		if e.Name() != "out" || code != 0 {
+			t.Errorf("left in the output folder: %s (exit %d)", e.Name(), code)
+		}
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
