@@ -95,19 +95,26 @@ func TestCorpusRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatalf("oracle on the original: %v", err)
 			}
-			for _, to := range []Target{ToLZF, ToRaw} {
-				p := filepath.Join(t.TempDir(), "out.rdb")
-				if err := os.WriteFile(p, decompressBytes(t, comp, to), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				got, err := rdbiotest.Digest(t, p)
-				if err != nil {
-					t.Fatalf("redis refuses decompress --to %d: %v", to, err)
-				}
-				if got != want {
-					t.Fatalf("decompress --to %d: oracle says\n%s\nwant\n%s", to, got, want)
-				}
-			}
+			judgeDecompressed(t, comp, want, ToLZF, ToRaw)
 		})
+	}
+}
+
+// judgeDecompressed fails unless redis loads decompress --to each target
+// of comp with the oracle summary want.
+func judgeDecompressed(t *testing.T, comp []byte, want string, targets ...Target) {
+	t.Helper()
+	for _, to := range targets {
+		p := filepath.Join(t.TempDir(), "out.rdb")
+		if err := os.WriteFile(p, decompressBytes(t, comp, to), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := rdbiotest.Digest(t, p)
+		if err != nil {
+			t.Fatalf("redis refuses decompress --to %d: %v", to, err)
+		}
+		if got != want {
+			t.Fatalf("decompress --to %d: oracle says\n%s\nwant\n%s", to, got, want)
+		}
 	}
 }
