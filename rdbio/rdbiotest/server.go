@@ -26,7 +26,7 @@ import (
 // of starting a server per file (milliseconds instead of ~0.7 s a call).
 // The server runs as rdb-oracle's does: redis-server from PATH, --databases
 // 256, sanitize-dump-payload yes, no persistence, active expiry off, on a
-// unix socket in a temp dir. When redis exits on a file it refuses, the
+// unix socket in a temp dir. When redis dies on a file it refuses, the
 // refusal is reported and the next call starts a new server. Calls are
 // serialized; results for unchanged files of the shared corpus are cached
 // for the life of the process.
@@ -205,14 +205,16 @@ func (s *sharedServer) load(bin, path string) (string, error) {
 	var replyErr redisError
 	switch {
 	case errors.As(err, &replyErr):
-		// refused without exiting (version, signature): the server stays
+		// refused without exiting (version, signature, and damaged data:
+		// from a client's DEBUG RELOAD redis does not exit): it stays
 		return "", s.refusal(path, false, logFrom)
 	case err != nil:
-		// redis exits (or crashes) on data it refuses
+		// redis died on the file (a duplicate key is a crash)
 		select {
 		case <-s.exited:
 		case <-time.After(30 * time.Second):
-			return "", fmt.Errorf("DEBUG RELOAD of %s: %v, and redis-server still runs", path, err)
+			s.stop()
+			return "", fmt.Errorf("DEBUG RELOAD of %s: %v, and redis-server still ran", path, err)
 		}
 		refusal := s.refusal(path, true, logFrom)
 		s.stop()
