@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hdt3213/rdb/crc64jones"
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
 // synthRDB generates an RDB on the fly: a sequence of parts, each either
@@ -108,26 +109,33 @@ func peakHeap(f func()) uint64 {
 	return peak.Load()
 }
 
-// TestHugeValuesStreamWithBoundedHeap streams a 1 GiB string and a list of
-// 2 GiB of nodes through pass-through and through the node reader.
+// TestHugeValuesStreamWithBoundedHeap streams a string and a list of PLAIN
+// nodes, each several times the heap limit, through pass-through and
+// through the node reader: by default a 256 MiB string and 256-512 MiB of
+// nodes; with RDBZ_LONG=1 a 1 GiB string and 2 GiB of nodes
+// (docs/testing.md).
 func TestHugeValuesStreamWithBoundedHeap(t *testing.T) {
 	if testing.Short() {
-		t.Skip("streams 3 GiB; skipped with -short")
+		t.Skip("streams gigabytes; skipped with -short")
 	}
 	const limit = 64 << 20
+	strLen, scale := int64(256<<20), 4 // nodes of the list: a quarter of 256 and 32
+	if rdbiotest.Long() {
+		strLen, scale = 1<<30, 1
+	}
 	cases := []struct {
 		name    string
 		nodeLen int64
 		nodes   int
 		walk    func(io.Reader) error
 	}{
-		{"copy/8MiB-nodes", 8 << 20, 256, func(r io.Reader) error { _, err := Copy(io.Discard, r, Options{}); return err }},
-		{"nodes/8MiB-nodes", 8 << 20, 256, summarize},
-		{"nodes/64MiB-nodes-over-cap", 64 << 20, 32, summarize},
+		{"copy/8MiB-nodes", 8 << 20, 256 / scale, func(r io.Reader) error { _, err := Copy(io.Discard, r, Options{}); return err }},
+		{"nodes/8MiB-nodes", 8 << 20, 256 / scale, summarize},
+		{"nodes/64MiB-nodes-over-cap", 64 << 20, 32 / scale, summarize},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			src := newBigRDB(1<<30, c.nodes, c.nodeLen)
+			src := newBigRDB(strLen, c.nodes, c.nodeLen)
 			var err error
 			peak := peakHeap(func() { err = c.walk(src) })
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
 // This file measures Train against the reference trainer, `zstd --train`
@@ -24,8 +25,9 @@ import (
 //
 //	go test ./train/ -run TestCompareZstdCLI -v
 //
-// RDBZ_TRAIN_MB sets the megabytes of samples per set (default 8) and
-// RDBZ_TRAIN_DICT the dictionary size in bytes (default 65536).
+// RDBZ_TRAIN_MB sets the megabytes of samples per set (default 2, or 8
+// with RDBZ_LONG=1: docs/testing.md) and RDBZ_TRAIN_DICT the dictionary
+// size in bytes (default 65536).
 
 const zstdCLI = "/usr/bin/zstd"
 
@@ -119,7 +121,11 @@ func TestCompareZstdCLI(t *testing.T) {
 	fmt.Fprintf(&report, "\n%d-byte dictionaries, compressed at SpeedDefault\n\n| set | train MB | held-out raw | no dict | zstd --train | ours | ours/zstd | zstd s | ours s (cpu) | ours k/d, size |\n", dictSize)
 	fmt.Fprintf(&report, "|---|---|---|---|---|---|---|---|---|---|\n")
 	var worse []string
-	for _, s := range comparisonSets(t, sampleMB(t, 8)) {
+	mb := 2
+	if rdbiotest.Long() {
+		mb = 8
+	}
+	for _, s := range comparisonSets(t, sampleMB(t, mb)) {
 		var trainBytes int
 		for _, x := range s.train {
 			trainBytes += len(x)

@@ -125,28 +125,41 @@ func TestInfoErrors(t *testing.T) {
 	}
 }
 
+// testDict is a fixed dictionary (testdata/make-test-dict.sh) for the tests
+// whose subject is not the dictionary: with it, compress does not train.
+const testDict = "../../testdata/test.dict"
+
 // TestPipeEqualsFiles: cat X | compress -o - - | decompress -o - - gives the
-// same bytes as the file-to-file path (and X itself).
+// same bytes as the file-to-file path (and X itself): training from the
+// stream (as compress --stream) on the small file, with the fixed test
+// dictionary on the larger one.
 func TestPipeEqualsFiles(t *testing.T) {
-	for _, in := range []string{small, filepath.Join(rdbiotest.Shared(), "corpus", "generated", "mixed-all-types.rdb")} {
+	for _, tc := range []struct {
+		in   string
+		opts []string // of compress, both ways
+	}{
+		{small, []string{"--stream"}},
+		{filepath.Join(rdbiotest.Shared(), "corpus", "generated", "mixed-all-types.rdb"), []string{"--dict", testDict}},
+	} {
+		in := tc.in
 		data, err := os.ReadFile(in)
 		if err != nil {
 			t.Skipf("%v", err)
 		}
 		dir := t.TempDir()
 		c, d := filepath.Join(dir, "c.rdb"), filepath.Join(dir, "d.rdb")
-		for _, args := range [][]string{{"compress", "--stream", "-o", c, in}, {"decompress", "-o", d, c}} {
+		for _, args := range [][]string{append(append([]string{"compress"}, tc.opts...), "-o", c, in), {"decompress", "-o", d, c}} {
 			if _, stderr, code := run(t, nil, args...); code != 0 {
 				t.Fatalf("%v: exit %d: %s", args, code, stderr)
 			}
 		}
-		comp, _, code := run(t, data, "compress", "-o", "-", "-")
+		comp, _, code := run(t, data, append(append([]string{"compress"}, tc.opts...), "-o", "-", "-")...)
 		if code != 0 {
 			t.Fatalf("compress from stdin: exit %d", code)
 		}
 		fileComp, _ := os.ReadFile(c)
 		if comp != string(fileComp) {
-			t.Fatalf("%s: compress via pipe (%d bytes) differs from compress --stream of the file (%d bytes)", in, len(comp), len(fileComp))
+			t.Fatalf("%s: compress %v via pipe (%d bytes) differs from the file's (%d bytes)", in, tc.opts, len(comp), len(fileComp))
 		}
 		back, _, code := run(t, []byte(comp), "decompress", "-o", "-", "-")
 		fileBack, _ := os.ReadFile(d)

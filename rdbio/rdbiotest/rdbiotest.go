@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -141,4 +142,36 @@ func WriteCommand(w *bufio.Writer, args ...[]byte) {
 		w.Write(a)
 		w.WriteString("\r\n")
 	}
+}
+
+// Long reports whether RDBZ_LONG=1 asks for the full sweeps: the tests
+// that train dictionaries run on every generated file, large ones too,
+// instead of the small and medium ones (docs/testing.md).
+func Long() bool { v := os.Getenv("RDBZ_LONG"); return v != "" && v != "0" }
+
+// MediumBytes bounds the generated files that the tests which train
+// dictionaries run on by default (all but lists-events*.rdb, 17-25 MB).
+const MediumBytes = 5 << 20
+
+// Generated lists the generated corpus files of at most maxBytes, or every
+// one of them with RDBZ_LONG=1; it fails the test when none is that small.
+func Generated(t testing.TB, maxBytes int64) []File {
+	t.Helper()
+	var out []File
+	for _, f := range Files(t) {
+		if f.Folder != "generated" {
+			continue
+		}
+		n, err := strconv.ParseInt(f.Fields["bytes"], 10, 64)
+		if err != nil {
+			t.Fatalf("%s: manifest bytes %q", f.Name, f.Fields["bytes"])
+		}
+		if n <= maxBytes || Long() {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no generated corpus file of at most %d bytes", maxBytes)
+	}
+	return out
 }

@@ -1,0 +1,11 @@
+package listcodec
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+)
+
+// TestMain stops the redis-server rdbiotest.Digest shares between tests.
+func TestMain(m *testing.M) { os.Exit(rdbiotest.Main(m)) }

@@ -1,0 +1,349 @@
+package rdbiotest
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Digest is what Oracle prints for a file (digest, keys, keyspace lines
+// without avg_ttl), or an *OracleError when redis refuses the file, as
+// Oracle's exit 1 — but from one private redis-server per test binary,
+// which loads each file with FUNCTION FLUSH and DEBUG RELOAD NOSAVE instead
+// of starting a server per file (milliseconds instead of ~0.7 s a call).
+// The server runs as rdb-oracle's does: redis-server from PATH, --databases
+// 256, sanitize-dump-payload yes, no persistence, active expiry off, on a
+// unix socket in a temp dir. When redis dies on a file it refuses, the
+// refusal is reported and the next call starts a new server. Calls are
+// serialized; results for unchanged files of the shared corpus are cached
+// for the life of the process.
+//
+// A package using Digest needs func TestMain(m *testing.M) {
+// os.Exit(rdbiotest.Main(m)) }, which stops the server at the end. Use
+// Oracle for other servers or options (REDIS_SERVER, RDB_ORACLE_*, --keys).
+func Digest(t testing.TB, path string) (string, error) {
+	t.Helper()
+	if !mainRuns.Load() {
+		t.Fatal("rdbiotest.Digest needs TestMain to run the tests through rdbiotest.Main (it stops the server)")
+	}
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not installed (apt-get install -y redis-server; .ci/run does it)")
+	}
+	key, cacheable := cacheKey(path)
+	judge.mu.Lock()
+	defer judge.mu.Unlock()
+	if r, ok := judge.cache[key]; ok && cacheable {
+		return r.out, r.err
+	}
+	out, err := judge.load(bin, path)
+	var refused *OracleError
+	if err != nil && !errors.As(err, &refused) {
+		t.Fatalf("shared redis-server: %v", err)
+	}
+	if cacheable {
+		judge.cache[key] = result{out, err}
+	}
+	return out, err
+}
+
+// Main runs a package's tests (m.Run) and then stops the redis-server
+// Digest started; it returns the exit code for os.Exit.
+func Main(m *testing.M) int {
+	mainRuns.Store(true)
+	code := m.Run()
+	judge.mu.Lock()
+	judge.stop()
+	judge.mu.Unlock()
+	return code
+}
+
+var (
+	mainRuns atomic.Bool
+	judge    = &sharedServer{cache: map[string]result{}}
+)
+
+type result struct {
+	out string
+	err error
+}
+
+// cacheKey names a file of the shared corpus by path, size and mtime; other
+// files (test outputs) are not cached.
+func cacheKey(path string) (string, bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", false
+	}
+	corpus, err := filepath.Abs(filepath.Join(Shared(), "corpus"))
+	if err != nil || !strings.HasPrefix(abs, corpus+string(filepath.Separator)) {
+		return "", false
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("%s\x00%d\x00%d", abs, fi.Size(), fi.ModTime().UnixNano()), true
+}
+
+// sharedServer is the redis-server of this process; mu guards everything.
+type sharedServer struct {
+	mu     sync.Mutex
+	cache  map[string]result
+	dir    string
+	cmd    *exec.Cmd
+	exited chan struct{}
+	conn   net.Conn
+	rw     *bufio.ReadWriter
+}
+
+const dumpName = "dump.rdb"
+
+// start runs redis-server with an empty data set and connects to it.
+func (s *sharedServer) start(bin string) error {
+	dir, err := os.MkdirTemp("", "rdbiotest-redis-")
+	if err != nil {
+		return err
+	}
+	s.dir = dir
+	sock := filepath.Join(dir, "redis.sock")
+	cmd := exec.Command(bin, "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
+		"--dir", dir, "--dbfilename", dumpName, "--logfile", filepath.Join(dir, "redis.log"),
+		"--loglevel", "verbose", "--daemonize", "no", "--always-show-logo", "no",
+		"--save", "", "--appendonly", "no", "--databases", "256",
+		"--enable-debug-command", "local", "--enable-module-command", "no",
+		"--sanitize-dump-payload", "yes")
+	cmd.Dir = dir
+	cmd.SysProcAttr = childAttr() // killed with the test binary, whatever happens
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("start %s: %w", bin, err)
+	}
+	s.cmd, s.exited = cmd, make(chan struct{})
+	go func(done chan struct{}) { cmd.Wait(); close(done) }(s.exited)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		conn, err := net.Dial("unix", sock)
+		if err == nil {
+			s.conn, s.rw = conn, bufio.NewReadWriter(bufio.NewReader(conn), bufio.NewWriter(conn))
+			break
+		}
+		select {
+		case <-s.exited:
+			log := s.log(0)
+			s.stop()
+			return fmt.Errorf("redis-server exited at start: %s", log)
+		default:
+		}
+		if time.Now().After(deadline) {
+			s.stop()
+			return fmt.Errorf("redis-server did not open %s: %v", sock, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Keep the data still while it is read, as rdb-oracle does.
+	_, err = s.do(time.Minute, "DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	if err != nil {
+		s.stop()
+	}
+	return err
+}
+
+// stop kills the server and removes its folder.
+func (s *sharedServer) stop() {
+	if s.conn != nil {
+		s.conn.Close()
+		s.conn = nil
+	}
+	if s.cmd != nil {
+		s.cmd.Process.Kill()
+		<-s.exited
+		s.cmd = nil
+	}
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+		s.dir = ""
+	}
+}
+
+// load returns rdb-oracle's summary of path; an *OracleError when redis
+// refuses the file, another error when the server misbehaves.
+func (s *sharedServer) load(bin, path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	if s.cmd == nil {
+		if err := s.start(bin); err != nil {
+			return "", err
+		}
+	}
+	dump := filepath.Join(s.dir, dumpName)
+	if err := os.WriteFile(dump, data, 0o600); err != nil {
+		return "", err
+	}
+	defer os.Remove(dump)
+	if _, err := s.do(time.Minute, "FUNCTION", "FLUSH"); err != nil {
+		return "", err
+	}
+	logFrom := s.logSize()
+	// Loading a large file on a loaded machine takes a while.
+	_, err = s.do(10*time.Minute, "DEBUG", "RELOAD", "NOSAVE")
+	var replyErr redisError
+	switch {
+	case errors.As(err, &replyErr):
+		// refused without exiting (version, signature, and damaged data:
+		// from a client's DEBUG RELOAD redis does not exit): it stays
+		return "", s.refusal(path, false, logFrom)
+	case err != nil:
+		// redis died on the file (a duplicate key is a crash)
+		select {
+		case <-s.exited:
+		case <-time.After(30 * time.Second):
+			s.stop()
+			return "", fmt.Errorf("DEBUG RELOAD of %s: %v, and redis-server still ran", path, err)
+		}
+		refusal := s.refusal(path, true, logFrom)
+		s.stop()
+		return "", refusal
+	}
+	info, err := s.do(time.Minute, "INFO", "keyspace")
+	if err != nil {
+		return "", err
+	}
+	digest, err := s.do(time.Minute, "DEBUG", "DIGEST")
+	if err != nil {
+		return "", err
+	}
+	if !hex40.MatchString(digest) {
+		return "", fmt.Errorf("unexpected DEBUG DIGEST reply %q", digest)
+	}
+	var lines []string
+	total := 0
+	for _, l := range strings.Split(info, "\n") {
+		m := keyspaceLine.FindStringSubmatch(strings.TrimSpace(l))
+		if m == nil {
+			continue
+		}
+		n, _ := strconv.Atoi(m[2])
+		total += n
+		lines = append(lines, m[1])
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "digest %s\nkeys %d\n", digest, total)
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	return b.String(), nil
+}
+
+var (
+	hex40        = regexp.MustCompile(`^[0-9a-f]{40}$`)
+	keyspaceLine = regexp.MustCompile(`^(db[0-9]+:keys=([0-9]+),expires=[0-9]+)(,avg_ttl=[0-9]+)?`)
+	// warning (#) and verbose (-) lines of the log: a client's DEBUG RELOAD
+	// logs data errors at verbose level, as for RESTORE, and redis goes on
+	logReason = regexp.MustCompile(`^[0-9]+:[A-Z] [^#-]* [#-] (\S.*)$`)
+	// lines that do not say why loading failed, as rdb-oracle skips them
+	logNoise = regexp.MustCompile(`oO0OoO0OoO0Oo|Redis version=|Configuration loaded|Server initialized|WARNING|Fatal error loading|Terminating server after rdb|Bio thread|-----|!!! Software Failure|rdbLoadObject skipping empty key|User requested shutdown|Redis is now ready to exit`)
+)
+
+// refusal is the *OracleError for a file redis would not load, with the
+// warning lines redis logged since logFrom, the first one as the reason.
+func (s *sharedServer) refusal(path string, exited bool, logFrom int64) error {
+	log := s.log(logFrom)
+	var reasons []string
+	for _, l := range strings.Split(log, "\n") {
+		m := logReason.FindStringSubmatch(l)
+		if m != nil && !logNoise.MatchString(m[1]) {
+			reasons = append(reasons, m[1])
+		}
+	}
+	if len(reasons) == 0 {
+		reasons = []string{"(no reason logged)"}
+	}
+	how := ""
+	if exited {
+		how = " (it exited)"
+		if strings.Contains(log, "REDIS BUG REPORT") {
+			how = " (it crashed)"
+		}
+	}
+	return &OracleError{
+		Err:    fmt.Errorf("redis-server refused to load %s%s", path, how),
+		Stderr: strings.Join(reasons, "\n"),
+	}
+}
+
+func (s *sharedServer) logSize() int64 {
+	fi, err := os.Stat(filepath.Join(s.dir, "redis.log"))
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// log returns the server log from byte from on.
+func (s *sharedServer) log(from int64) string {
+	b, err := os.ReadFile(filepath.Join(s.dir, "redis.log"))
+	if err != nil || from > int64(len(b)) {
+		return ""
+	}
+	return string(b[from:])
+}
+
+// redisError is an error reply.
+type redisError string
+
+func (e redisError) Error() string { return string(e) }
+
+// do sends one command and returns its reply: a status, bulk string or
+// integer as text; an error reply as redisError.
+func (s *sharedServer) do(timeout time.Duration, args ...string) (string, error) {
+	s.conn.SetDeadline(time.Now().Add(timeout))
+	bs := make([][]byte, len(args))
+	for i, a := range args {
+		bs[i] = []byte(a)
+	}
+	WriteCommand(s.rw.Writer, bs...)
+	if err := s.rw.Flush(); err != nil {
+		return "", err
+	}
+	line, err := s.rw.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	line = strings.TrimSuffix(line, "\r\n")
+	if line == "" {
+		return "", errors.New("empty reply")
+	}
+	switch line[0] {
+	case '+', ':':
+		return line[1:], nil
+	case '-':
+		return "", redisError(line[1:])
+	case '$':
+		n, err := strconv.Atoi(line[1:])
+		if err != nil || n < 0 {
+			return "", fmt.Errorf("bad bulk reply %q", line)
+		}
+		b := make([]byte, n+2)
+		if _, err := io.ReadFull(s.rw, b); err != nil {
+			return "", err
+		}
+		return string(bytes.TrimSuffix(b, []byte("\r\n"))), nil
+	}
+	return "", fmt.Errorf("unexpected reply %q to %v", line, args)
+}
