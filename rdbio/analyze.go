@@ -300,8 +300,6 @@ type analyzer struct {
 	res      *Analysis
 	mem      *memProfiler
 	capture  captureBuf
-	head     prefixBuf
-	ws       walkScratch
 	dec      []byte
 	topB     topKeys
 	topE     topKeys
@@ -389,7 +387,7 @@ func (a *analyzer) aux(rec *Record) {
 
 // keyFacts is what one key's value turned out to hold.
 type keyFacts struct {
-	count  valueCount
+	count  ValueInfo
 	mem    int64
 	memHow int8 // memProfiled, memFormula, memRatio
 	zstd   bool // holds rdbz 0xC4 nodes
@@ -432,35 +430,27 @@ func (a *analyzer) key(rec *Record) error {
 // value reads a value of any type but the list types, capturing it when
 // it is to be profiled.
 func (a *analyzer) value(rec *Record, typ byte, name string) (keyFacts, error) {
-	r := a.r
-	profile := r.sink == nil && a.mem.want(typ, name, &a.slot(typ, name).seen)
+	var w io.Writer // nil: the value is only walked
+	profile := a.mem.want(typ, name, &a.slot(typ, name).seen)
 	if profile {
 		a.capture.reset(a.mem.cap)
-		if err := r.in.setOut(&a.capture); err != nil {
-			return keyFacts{}, r.fail("write", err)
-		}
+		w = &a.capture
 	}
-	vc, err := r.walkValue(typ, name, &a.ws)
-	if profile {
-		if serr := r.in.setOut(r.sink); err == nil && serr != nil {
-			err = serr
-		}
-	}
-	r.state = noValue
+	vc, err := a.r.CountValue(w)
 	if err != nil {
-		return keyFacts{}, r.fail("value", err)
+		return keyFacts{}, err
 	}
 	kf := keyFacts{count: vc}
 	// A count larger than the value's bytes is a corrupt header: do not let
 	// the decoder allocate by it.
-	if profile && !a.capture.over && vc.known && vc.n <= int64(len(a.capture.buf)) {
+	if profile && !a.capture.over && vc.Known && vc.Elements <= int64(len(a.capture.buf)) {
 		if m, ok := a.mem.size(typ, rec.Key, rec.Expire, a.capture.buf); ok {
 			kf.mem, kf.memHow = m, memProfiled
 			return kf, nil
 		}
 	}
-	if typ == TypeString && vc.known {
-		kf.mem, kf.memHow = a.mem.stringMemory(rec.Key, rec.Expire, vc.n, vc.integer), memFormula
+	if typ == TypeString && vc.Known {
+		kf.mem, kf.memHow = a.mem.stringMemory(rec.Key, rec.Expire, vc.Elements, vc.Integer), memFormula
 	}
 	return kf, nil
 }
@@ -475,7 +465,7 @@ func (a *analyzer) list(rec *Record, typ byte, name string) (keyFacts, error) {
 	if err != nil {
 		return keyFacts{}, err
 	}
-	kf := keyFacts{count: valueCount{known: true}}
+	kf := keyFacts{count: ValueInfo{Known: true}}
 	var lm listMemory
 	ls.Keys++
 	for i := uint64(0); ; i++ {
@@ -506,15 +496,15 @@ func (a *analyzer) list(rec *Record, typ byte, name string) (keyFacts, error) {
 		} else {
 			lm.packed += decoded
 		}
-		elems, ok, err := a.nodeElements(typ, n)
+		elems, ok, err := r.NodeElements()
 		if err != nil {
 			return keyFacts{}, err
 		}
 		if ok {
-			kf.count.n += elems
+			kf.count.Elements += elems
 			ls.Elements += elems
 		} else {
-			kf.count.known = false
+			kf.count.Known = false
 			ls.UnknownNodes++
 		}
 	}
@@ -531,7 +521,7 @@ func (a *analyzer) node(n *Node) int64 {
 	if n.Enc == EncInt {
 		decoded = int64(n.Size)
 		if n.Data != nil {
-			decoded = int64(len(strconv.AppendInt(a.dec[:0], intValue(n.Data), 10)))
+			decoded = int64(len(strconv.AppendInt(a.dec[:0], IntValue(n.Data), 10)))
 		}
 	}
 	ls.Nodes++
@@ -558,58 +548,14 @@ func (a *analyzer) node(n *Node) int64 {
 	return decoded
 }
 
-// nodeElements counts the elements of a list node from its header: the
-// u16 at offset 4 of a listpack, 8 of a ziplist (walked when 65535); a
-// PLAIN node is one element.
-func (a *analyzer) nodeElements(typ byte, n *Node) (int64, bool, error) {
-	if n.Container == 1 || n.Enc == EncInt {
-		return 1, true, nil
-	}
-	kind := blobListpack
-	if typ != TypeListQuicklist2 {
-		kind = blobZiplist
-	}
-	switch n.Enc {
-	case EncRaw:
-		if n.Data != nil {
-			c, ok := kind.count(n.Data, true)
-			return c, ok, nil
-		}
-		a.head.reset(blobHead)
-		if err := a.r.CopyNodeData(&a.head); err != nil {
-			return 0, false, err
-		}
-		c, ok := kind.count(a.head.buf, false)
-		return c, ok, nil
-	case EncLZF:
-		if n.Data == nil {
-			return 0, false, nil
-		}
-		ulen := int(n.ULen)
-		var good bool
-		a.dec, good = lzfPrefix(a.dec, n.Data, blobHead, ulen)
-		if !good {
-			return 0, false, nil
-		}
-		c, ok := kind.count(a.dec, len(a.dec) == ulen)
-		if !ok && len(a.dec) < ulen {
-			if a.dec, good = lzfPrefix(a.dec, n.Data, ulen, ulen); good {
-				c, ok = kind.count(a.dec, len(a.dec) == ulen)
-			}
-		}
-		return c, ok, nil
-	}
-	return 0, false, nil
-}
-
 // account adds one key to the statistics and rankings.
 func (a *analyzer) account(rec *Record, sl *typeSlot, n int64, kf keyFacts) {
 	res := a.res
 	fam, ts := sl.family, sl.stats
 	ts.Keys++
 	ts.Bytes += n
-	if kf.count.known {
-		ts.Elements += kf.count.n
+	if kf.count.Known {
+		ts.Elements += kf.count.Elements
 	} else {
 		ts.UnknownKeys++
 	}
@@ -630,8 +576,8 @@ func (a *analyzer) account(rec *Record, sl *typeSlot, n int64, kf keyFacts) {
 	}
 
 	sl.use.add(rec.Key, true, rec.Offset)
-	if kf.count.module != "" {
-		a.compat.module(kf.count.module, rec.Key, rec.Offset)
+	if kf.count.Module != "" {
+		a.compat.module(kf.count.Module, rec.Key, rec.Offset)
 	}
 	if kf.zstd {
 		a.compat.zstd.add(rec.Key, true, rec.Offset)
@@ -655,22 +601,22 @@ func (a *analyzer) account(rec *Record, sl *typeSlot, n int64, kf keyFacts) {
 		if ki == nil {
 			k, q := keyString(rec.Key)
 			ki = &KeyInfo{DB: rec.DB, Key: k, KeyQuoted: q, Type: sl.name, Family: fam, Bytes: n,
-				Elements: kf.count.n, ElementsKnown: kf.count.known, Expire: rec.Expire}
+				Elements: kf.count.Elements, ElementsKnown: kf.count.Known, Expire: rec.Expire}
 		}
 		return *ki
 	}
 	if a.topB.wants(n) {
 		a.topB.add(info())
 	}
-	if fam != "string" && kf.count.known && a.topE.wants(kf.count.n) {
+	if fam != "string" && kf.count.Known && a.topE.wants(kf.count.Elements) {
 		a.topE.add(info())
 	}
 	measure := n
 	if countedFamilies[fam] {
-		if !kf.count.known {
+		if !kf.count.Known {
 			return
 		}
-		measure = kf.count.n
+		measure = kf.count.Elements
 	}
 	cur := res.Biggest[fam]
 	switch {
@@ -739,19 +685,4 @@ func producerName(h Header, p *Producer, dfly bool) (string, string) {
 		return "redis", p.RedisVer
 	}
 	return "unknown", ""
-}
-
-// prefixBuf is a sink that keeps the first max bytes written to it.
-type prefixBuf struct {
-	buf []byte
-	max int
-}
-
-func (p *prefixBuf) reset(max int) { p.buf, p.max = p.buf[:0], max }
-
-func (p *prefixBuf) Write(b []byte) (int, error) {
-	if k := p.max - len(p.buf); k > 0 {
-		p.buf = append(p.buf, b[:min(k, len(b))]...)
-	}
-	return len(b), nil
 }

@@ -122,16 +122,6 @@ func (r *Reader) readNodeData(n *Node) error {
 	return err
 }
 
-// skipNode walks one node as stored (through the current sink).
-func (r *Reader) skipNode() error {
-	if r.rec.Type == TypeListQuicklist2 {
-		if _, err := r.readLen(); err != nil {
-			return err
-		}
-	}
-	return r.skipString()
-}
-
 // dataLeft is how many payload bytes of the last node were not read, and
 // forgets them.
 func (r *Reader) dataLeft() uint64 {
@@ -153,19 +143,6 @@ func (r *Reader) CopyNodeData(w io.Writer) error {
 	}
 	r.in.out = r.sink
 	return r.wrap("list node", err)
-}
-
-// CopyValue sends the rest of the current key's value, as stored, to w
-// (which may be the sink or another writer).
-func (r *Reader) CopyValue(w io.Writer) error {
-	if err := r.in.setOut(w); err != nil {
-		return r.fail("write", err)
-	}
-	err := r.finishValue()
-	if err == nil {
-		err = r.wrap("write", r.in.setOut(r.sink))
-	}
-	return err
 }
 
 // appender is a sink that appends to a byte slice.

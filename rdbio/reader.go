@@ -127,6 +127,8 @@ type Reader struct {
 	auxBuf  appender
 	auxHeld bool
 	nodeBuf []byte
+	dec     []byte    // decoded blob headers (blobBody, NodeElements)
+	head    prefixBuf // the header of a node over the cap (NodeElements)
 	pending uint64    // payload bytes of the last node not yet read
 	sink    io.Writer // the caller's sink
 	err     error     // sticky
@@ -231,7 +233,7 @@ func (r *Reader) Next() (*Record, error) {
 	if err := r.releaseAux(); err != nil {
 		return nil, err
 	}
-	if err := r.finishValue(); err != nil {
+	if _, err := r.finishValue(false); err != nil {
 		return nil, err
 	}
 	// Records reach the sink whole from here on: everything before this
@@ -249,26 +251,6 @@ func (r *Reader) Next() (*Record, error) {
 		return nil, err
 	}
 	return &r.rec, nil
-}
-
-// finishValue skips whatever is left of the current key's value.
-func (r *Reader) finishValue() error {
-	switch r.state {
-	case valuePending:
-		r.state = noValue
-		return r.wrap("value", r.skipValue(r.rec.Type))
-	case inList:
-		r.state = noValue
-		if err := r.in.skip(r.dataLeft()); err != nil {
-			return r.fail("list node", err)
-		}
-		for ; r.nodes > 0; r.nodes-- {
-			if err := r.skipNode(); err != nil {
-				return r.fail("list node", err)
-			}
-		}
-	}
-	return nil
 }
 
 func (r *Reader) readRecord(op byte) error {
