@@ -264,7 +264,7 @@ func (r *Reader) readRecord(op byte) error {
 	}
 	k, err := r.readOpcode(op)
 	r.rec.Kind = k
-	return r.wrap(opName(op), err)
+	return r.wrap(OpName(op), err)
 }
 
 // readHeldAux reads an AUX record whose bytes are held back from the sink
@@ -285,7 +285,7 @@ func (r *Reader) readHeldAux() error {
 	r.in.out = r.sink
 	r.rec.Kind = k
 	r.auxHeld = err == nil
-	return r.wrap(opName(OpAux), err)
+	return r.wrap(OpName(OpAux), err)
 }
 
 // DropRecord leaves the AUX record just returned by Next out of the sink.

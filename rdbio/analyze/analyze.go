@@ -1,16 +1,17 @@
-package rdbio
+package analyze
 
 import (
 	"encoding/binary"
 	"errors"
 	"io"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/rdbz/rdbz/rdbio"
 )
 
-// AnalyzeOptions configure Analyze. The zero value is usable.
-type AnalyzeOptions struct {
+// Options configure Analyze. The zero value is usable.
+type Options struct {
 	// Top is how many keys and prefixes the rankings keep (default 10).
 	Top int
 	// PrefixSep holds the bytes that end a key prefix (default ":").
@@ -27,7 +28,7 @@ type AnalyzeOptions struct {
 	// Node, when set, sees every list node as it is read, with its key,
 	// its index in the list and the list's node count. It must not read a
 	// node's payload when Data is nil (over the cap).
-	Node func(key []byte, n *Node, index, count uint64) error
+	Node func(key []byte, n *rdbio.Node, index, count uint64) error
 	// Progress, when set, is called now and then with the input offset.
 	Progress func(int64)
 	// Now is the TTL reference when the file has no ctime AUX field
@@ -35,7 +36,7 @@ type AnalyzeOptions struct {
 	Now time.Time
 }
 
-func (o AnalyzeOptions) withDefaults() AnalyzeOptions {
+func (o Options) withDefaults() Options {
 	if o.Top <= 0 {
 		o.Top = 10
 	}
@@ -57,181 +58,18 @@ func (o AnalyzeOptions) withDefaults() AnalyzeOptions {
 	return o
 }
 
-// Analysis is what Analyze finds in a file: everything Summarize counts
-// (embedded, so that its JSON holds the fields of `rdbz info --json`) and
-// the producer, element counts, memory estimate, rankings, TTLs, list node
-// statistics and server compatibility.
-type Analysis struct {
-	Summary
-	// TrailingBytes follow the EOF trailer (an AOF with RDB preamble).
-	TrailingBytes int64                 `json:"trailing_bytes"`
-	Producer      Producer              `json:"producer"`
-	Rdbz          RdbzInfo              `json:"rdbz"`
-	TypeStats     map[string]*TypeStats `json:"type_stats"`
-	Memory        MemoryStats           `json:"memory"`
-	TTL           TTLStats              `json:"ttl"`
-	// TopBytes ranks keys by serialized bytes; TopElements ranks keys of
-	// every type but strings by element count.
-	TopBytes    []KeyInfo `json:"top_bytes"`
-	TopElements []KeyInfo `json:"top_elements"`
-	// Biggest is the biggest key of each type family, measured as
-	// redis-cli --bigkeys does: strings by length, lists, sets, sorted
-	// sets, hashes and streams by element count; other families (modules,
-	// Dragonfly types) by serialized bytes.
-	Biggest  map[string]*KeyInfo `json:"biggest"`
-	Prefixes PrefixStats         `json:"prefixes"`
-	Lists    ListStats           `json:"lists"`
-	Compat   []Compat            `json:"compat"`
-}
-
-// Producer is who wrote the file, from the magic and the AUX fields.
-type Producer struct {
-	Name      string `json:"name"` // redis, valkey, dragonfly or unknown
-	Version   string `json:"version"`
-	RedisVer  string `json:"redis_ver,omitempty"`
-	ValkeyVer string `json:"valkey_ver,omitempty"`
-	DflyVer   string `json:"df_ver,omitempty"`
-	Ctime     int64  `json:"ctime"`    // Unix seconds; 0 when absent
-	UsedMem   int64  `json:"used_mem"` // bytes; 0 when absent
-	AofBase   bool   `json:"aof_base"` // AUX aof-base = 1: the base of a multi-part AOF
-}
-
-// RdbzInfo says whether the file is rdbz-compressed (FORMAT.md).
-type RdbzInfo struct {
-	Compressed bool       `json:"compressed"` // AUX rdbz-format present
-	Format     string     `json:"format,omitempty"`
-	Dicts      []DictInfo `json:"dicts"`
-	// ExternalDictIDs name dictionaries the file needs but does not
-	// carry (AUX rdbz-dict-id).
-	ExternalDictIDs []uint32 `json:"external_dict_ids,omitempty"`
-	ZstdNodes       int64    `json:"zstd_nodes"`
-}
-
-// DictInfo is one embedded zstd dictionary.
-type DictInfo struct {
-	ID    uint32 `json:"id"`
-	Bytes int    `json:"bytes"`
-}
-
-// TypeStats is what the keys of one type/encoding hold.
-type TypeStats struct {
-	Family string `json:"family"`
-	Keys   int64  `json:"keys"`
-	Bytes  int64  `json:"bytes"`
-	// Elements sums the element counts that are known (for strings: the
-	// value lengths); UnknownKeys counts keys whose count is not.
-	Elements    int64 `json:"elements"`
-	UnknownKeys int64 `json:"elements_unknown_keys"`
-	// MemoryBytes is the estimated in-memory size (see MemoryStats).
-	MemoryBytes int64 `json:"memory_bytes"`
-	Profiled    int64 `json:"memory_profiled_keys"`
-
-	profiledBytes int64 // serialized bytes of the profiled keys
-	profiledMem   int64 // their memory
-	ratioBytes    int64 // serialized bytes of keys to scale by the ratio
-	ratioKeys     int64
-}
-
-// TTLStats buckets keys by the time left to live at the reference time:
-// none, already expired, under an hour, a day, a week, and longer.
-type TTLStats struct {
-	Reference   string      `json:"reference"` // "ctime" (the file's) or "now"
-	ReferenceMs int64       `json:"reference_ms"`
-	Buckets     []TTLBucket `json:"buckets"`
-}
-
-// TTLBucket is one row of TTLStats.
-type TTLBucket struct {
-	Bucket string `json:"bucket"`
-	Keys   int64  `json:"keys"`
-	Bytes  int64  `json:"bytes"`
-}
-
-// PrefixStats ranks key prefixes (the key up to its first separator byte)
-// by serialized bytes.
-type PrefixStats struct {
-	Separators string `json:"separators"`
-	Tracked    int    `json:"tracked"`
-	// Exact is false when more distinct prefixes came than were tracked:
-	// the ranking is then Space-Saving's, whose Error bounds each count.
-	Exact bool         `json:"exact"`
-	Top   []PrefixInfo `json:"top"`
-}
-
-// ListStats describes the quicklist nodes of list values (types 10, 14, 18).
-type ListStats struct {
-	Keys  int64 `json:"keys"`
-	Nodes int64 `json:"nodes"`
-	// Elements sums the nodes' element counts that are known;
-	// UnknownNodes counts nodes whose count is not (over the cap, or
-	// rdbz-compressed).
-	Elements     int64 `json:"elements"`
-	UnknownNodes int64 `json:"elements_unknown_nodes"`
-	OverCap      int64 `json:"over_cap_nodes"` // payload larger than the capture cap
-	// By storage: raw, LZF (0xC3), rdbz zstd (0xC4), integer; and PLAIN
-	// nodes (type 18 container 1: one large element) whatever their storage.
-	Raw   NodeCount `json:"raw"`
-	LZF   NodeCount `json:"lzf"`
-	Zstd  NodeCount `json:"zstd"`
-	Int   NodeCount `json:"int"`
-	Plain NodeCount `json:"plain"`
-	// StoredBytes counts node strings as stored (prefix and payload);
-	// DecodedBytes their decoded payloads.
-	StoredBytes  int64 `json:"stored_bytes"`
-	DecodedBytes int64 `json:"decoded_bytes"`
-	// LZFShare is the share of StoredBytes in LZF nodes.
-	LZFShare    float64     `json:"lzf_share"`
-	NodeStored  Percentiles `json:"node_stored_bytes"`
-	NodeDecoded Percentiles `json:"node_decoded_bytes"`
-}
-
-// NodeCount counts nodes and their stored bytes.
-type NodeCount struct {
-	Nodes int64 `json:"nodes"`
-	Bytes int64 `json:"bytes"`
-}
-
-func (c *NodeCount) add(b int64) { c.Nodes++; c.Bytes += b }
-
-// Family groups type names as Redis's TYPE command does: string, list,
-// set, zset, hash, stream, module; Dragonfly's own types keep their name.
-func Family(typeName string) string {
-	switch {
-	case strings.HasPrefix(typeName, "list"):
-		return "list"
-	case strings.HasPrefix(typeName, "zset"):
-		return "zset"
-	case strings.HasPrefix(typeName, "set"):
-		return "set"
-	case strings.HasPrefix(typeName, "hash"), typeName == "path-hash":
-		return "hash"
-	case strings.HasPrefix(typeName, "stream"):
-		return "stream"
-	case strings.HasPrefix(typeName, "module"):
-		return "module"
-	case typeName == "sbf" || typeName == "sbf2":
-		return "bloom"
-	}
-	return typeName
-}
-
-// countedFamilies are ranked by element count in Biggest (strings by
-// length); the others by serialized bytes.
-var countedFamilies = map[string]bool{"string": true, "list": true, "set": true, "zset": true, "hash": true, "stream": true}
-
 // Analyze reads r to the end and describes what the file holds, in one
 // pass and bounded memory (the rankings are of fixed size, prefixes are
-// tracked up to a bound, node sizes go to a fixed histogram). r should have
-// no sink: Analyze reads values into its own buffers, and list node
-// payloads never reach a sink. On error it returns what it found so far
+// tracked up to a bound, node sizes go to a fixed histogram). r must have
+// no sink (rdbio.Reader.SetSink): the values Analyze profiles are captured
+// in its place, and list node payloads never reach it. On error it returns what it found so far
 // with the error; a record it cannot walk ends the walk as in Summarize
 // (Unwalked).
-func Analyze(r *Reader, opt AnalyzeOptions) (*Analysis, error) {
+func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
 	opt = opt.withDefaults()
 	h := r.Header()
 	res := &Analysis{
-		Summary: Summary{Magic: h.Magic, Version: h.Version, Types: map[string]*TypeSummary{},
-			dbIndex: map[uint64]*DBSummary{}, DBs: []*DBSummary{}, Aux: []AuxField{}},
+		Summary:   *newSummary(h),
 		TypeStats: map[string]*TypeStats{}, Biggest: map[string]*KeyInfo{},
 		Rdbz: RdbzInfo{Dicts: []DictInfo{}},
 	}
@@ -295,8 +133,8 @@ func (a *analyzer) counted(typ byte, s *typeSlot) *typeSlot {
 
 // analyzer holds the state of one Analyze pass.
 type analyzer struct {
-	r        *Reader
-	opt      AnalyzeOptions
+	r        *rdbio.Reader
+	opt      Options
 	res      *Analysis
 	mem      *memProfiler
 	capture  captureBuf
@@ -327,18 +165,18 @@ func (a *analyzer) scan() error {
 		}
 		a.progress(rec.Offset)
 		switch rec.Kind {
-		case KindKey:
+		case rdbio.KindKey:
 			if err := a.key(rec); err != nil {
 				return err
 			}
 			continue
-		case KindAux:
+		case rdbio.KindAux:
 			a.aux(rec)
-		case KindFunction:
+		case rdbio.KindFunction:
 			a.res.Functions++
-		case KindModuleAux:
+		case rdbio.KindModuleAux:
 			a.res.ModuleAux++
-		case KindEOF:
+		case rdbio.KindEOF:
 			a.res.Checksum = rec.Checksum
 		}
 		a.compat.op(rec.Op, rec.Offset)
@@ -352,7 +190,7 @@ func (a *analyzer) progress(off int64) {
 	a.records++
 }
 
-func (a *analyzer) aux(rec *Record) {
+func (a *analyzer) aux(rec *rdbio.Record) {
 	res := a.res
 	name, val := string(rec.Name), string(rec.Value)
 	res.Aux = append(res.Aux, AuxField{name, val})
@@ -370,15 +208,15 @@ func (a *analyzer) aux(rec *Record) {
 		p.UsedMem, _ = strconv.ParseInt(val, 10, 64)
 	case "aof-base":
 		p.AofBase = val == "1"
-	case AuxFormat:
+	case rdbio.AuxFormat:
 		res.Rdbz.Compressed, res.Rdbz.Format = true, val
-	case AuxDict:
+	case rdbio.AuxDict:
 		d := DictInfo{Bytes: len(rec.Value)}
 		if len(rec.Value) >= 8 {
 			d.ID = binary.LittleEndian.Uint32(rec.Value[4:])
 		}
 		res.Rdbz.Dicts = append(res.Rdbz.Dicts, d)
-	case AuxDictID:
+	case rdbio.AuxDictID:
 		if id, err := strconv.ParseUint(val, 10, 32); err == nil {
 			res.Rdbz.ExternalDictIDs = append(res.Rdbz.ExternalDictIDs, uint32(id))
 		}
@@ -387,7 +225,7 @@ func (a *analyzer) aux(rec *Record) {
 
 // keyFacts is what one key's value turned out to hold.
 type keyFacts struct {
-	count  ValueInfo
+	count  rdbio.ValueInfo
 	mem    int64
 	memHow int8 // memProfiled, memFormula, memRatio
 	zstd   bool // holds rdbz 0xC4 nodes
@@ -399,19 +237,13 @@ const (
 	memFormula
 )
 
-func (a *analyzer) key(rec *Record) error {
+func (a *analyzer) key(rec *rdbio.Record) error {
 	r, res := a.r, a.res
 	start, typ, name := rec.Offset, rec.Type, r.TypeName(rec.Type)
-	db := res.db(rec.DB)
-	db.Keys++
-	res.Keys++
-	if rec.Expire != -1 {
-		db.Expires++
-		res.Expires++
-	}
+	res.countKey(rec)
 	var kf keyFacts
 	var err error
-	if IsList(typ) {
+	if rdbio.IsList(typ) {
 		kf, err = a.list(rec, typ, name)
 	} else {
 		kf, err = a.value(rec, typ, name)
@@ -429,7 +261,7 @@ func (a *analyzer) key(rec *Record) error {
 
 // value reads a value of any type but the list types, capturing it when
 // it is to be profiled.
-func (a *analyzer) value(rec *Record, typ byte, name string) (keyFacts, error) {
+func (a *analyzer) value(rec *rdbio.Record, typ byte, name string) (keyFacts, error) {
 	var w io.Writer // nil: the value is only walked
 	profile := a.mem.want(typ, name, &a.slot(typ, name).seen)
 	if profile {
@@ -449,107 +281,14 @@ func (a *analyzer) value(rec *Record, typ byte, name string) (keyFacts, error) {
 			return kf, nil
 		}
 	}
-	if typ == TypeString && vc.Known {
+	if typ == rdbio.TypeString && vc.Known {
 		kf.mem, kf.memHow = a.mem.stringMemory(rec.Key, rec.Expire, vc.Elements, vc.Integer), memFormula
 	}
 	return kf, nil
 }
 
-// list reads a list value node by node. Its memory is the profiler's
-// quicklist formula applied to the node sizes (within 1% of running the
-// profiler, whose only other term is the allocator's rounding of PLAIN
-// nodes), so lists are never decoded.
-func (a *analyzer) list(rec *Record, typ byte, name string) (keyFacts, error) {
-	r, ls := a.r, &a.res.Lists
-	count, err := r.Nodes()
-	if err != nil {
-		return keyFacts{}, err
-	}
-	kf := keyFacts{count: ValueInfo{Known: true}}
-	var lm listMemory
-	ls.Keys++
-	for i := uint64(0); ; i++ {
-		n, err := r.NextNode()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return keyFacts{}, err
-		}
-		a.res.ListNodes.Add(n)
-		if a.opt.Node != nil {
-			if err := a.opt.Node(rec.Key, n, i, count); err != nil {
-				return keyFacts{}, err
-			}
-		}
-		if n.Enc == EncZstd {
-			kf.zstd = true
-			a.res.Rdbz.ZstdNodes++
-		}
-		if i%256 == 255 {
-			a.progress(n.Offset)
-		}
-		decoded := a.node(n)
-		lm.nodes++
-		if n.Container == 1 {
-			lm.plain += a.mem.valueMemory(decoded)
-		} else {
-			lm.packed += decoded
-		}
-		elems, ok, err := r.NodeElements()
-		if err != nil {
-			return keyFacts{}, err
-		}
-		if ok {
-			kf.count.Elements += elems
-			ls.Elements += elems
-		} else {
-			kf.count.Known = false
-			ls.UnknownNodes++
-		}
-	}
-	kf.mem, kf.memHow = a.mem.keyMemory(rec.Key, rec.Expire)+lm.bytes(typ), memFormula
-	return kf, nil
-}
-
-// node counts one list node in the list statistics and returns its
-// decoded size.
-func (a *analyzer) node(n *Node) int64 {
-	ls := &a.res.Lists
-	stored := int64(len(n.Raw)) + int64(n.Size)
-	decoded := int64(n.ULen)
-	if n.Enc == EncInt {
-		decoded = int64(n.Size)
-		if n.Data != nil {
-			decoded = int64(len(strconv.AppendInt(a.dec[:0], IntValue(n.Data), 10)))
-		}
-	}
-	ls.Nodes++
-	ls.StoredBytes += stored
-	ls.DecodedBytes += decoded
-	switch n.Enc {
-	case EncRaw:
-		ls.Raw.add(stored)
-	case EncLZF:
-		ls.LZF.add(stored)
-	case EncZstd:
-		ls.Zstd.add(stored)
-	case EncInt:
-		ls.Int.add(stored)
-	}
-	if n.Container == 1 {
-		ls.Plain.add(stored)
-	}
-	if n.Data == nil {
-		ls.OverCap++
-	}
-	a.nodeHist.add(stored)
-	a.decHist.add(decoded)
-	return decoded
-}
-
 // account adds one key to the statistics and rankings.
-func (a *analyzer) account(rec *Record, sl *typeSlot, n int64, kf keyFacts) {
+func (a *analyzer) account(rec *rdbio.Record, sl *typeSlot, n int64, kf keyFacts) {
 	res := a.res
 	fam, ts := sl.family, sl.stats
 	ts.Keys++
@@ -675,7 +414,7 @@ func (a *analyzer) finish() {
 // producerName tells who wrote the file: Dragonfly (df-ver, or its own
 // types or opcodes), Valkey (valkey-ver or the VALKEY magic), Redis
 // (redis-ver); Dragonfly and Valkey also write a redis-ver.
-func producerName(h Header, p *Producer, dfly bool) (string, string) {
+func producerName(h rdbio.Header, p *Producer, dfly bool) (string, string) {
 	switch {
 	case p.DflyVer != "" || dfly:
 		return "dragonfly", p.DflyVer

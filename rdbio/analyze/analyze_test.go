@@ -1,4 +1,4 @@
-package rdbio
+package analyze
 
 import (
 	"bytes"
@@ -10,20 +10,14 @@ import (
 	"reflect"
 	"sort"
 	"testing"
+
+	"github.com/rdbz/rdbz/rdbio"
 )
 
 // analyzeFile runs Analyze on a file with default options.
-func analyzeFile(t testing.TB, path string, opt AnalyzeOptions) (*Analysis, error) {
+func analyzeFile(t testing.TB, path string, opt Options) (*Analysis, error) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := NewReader(f, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openReader(t, path)
 	return Analyze(r, opt)
 }
 
@@ -33,16 +27,8 @@ func analyzeFile(t testing.TB, path string, opt AnalyzeOptions) (*Analysis, erro
 func TestAnalyzeSummaryEqualsSummarize(t *testing.T) {
 	for _, cf := range corpusFiles(t) {
 		t.Run(cf.Name, func(t *testing.T) {
-			a, aerr := analyzeFile(t, cf.Path, AnalyzeOptions{})
-			f, err := os.Open(cf.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			r, err := NewReader(f, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			a, aerr := analyzeFile(t, cf.Path, Options{})
+			r := openReader(t, cf.Path)
 			s, serr := Summarize(r, nil)
 			if (aerr == nil) != (serr == nil) {
 				t.Fatalf("Analyze error %v, Summarize error %v", aerr, serr)
@@ -63,8 +49,8 @@ func TestAnalyzeSummaryEqualsSummarize(t *testing.T) {
 func TestAnalyzeCountsAddUp(t *testing.T) {
 	for _, cf := range corpusFiles(t) {
 		t.Run(cf.Name, func(t *testing.T) {
-			a, err := analyzeFile(t, cf.Path, AnalyzeOptions{Top: 5})
-			if err != nil && !errors.Is(err, ErrChecksum) && !cf.CorruptByDesign() {
+			a, err := analyzeFile(t, cf.Path, Options{Top: 5})
+			if err != nil && !errors.Is(err, rdbio.ErrChecksum) && !cf.CorruptByDesign() {
 				t.Fatalf("analyze: %v", err)
 			}
 			for name, ts := range a.TypeStats {
@@ -161,15 +147,7 @@ func TestMemoryFormulaMatchesProfiler(t *testing.T) {
 			continue
 		}
 		t.Run(cf.Name, func(t *testing.T) {
-			f, err := os.Open(cf.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			r, err := NewReader(f, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := openReader(t, cf.Path)
 			m := newMemProfiler(r.Header(), 1<<30, 1)
 			var formula, profiler int64
 			lists := 0
@@ -181,11 +159,11 @@ func TestMemoryFormulaMatchesProfiler(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if rec.Kind != KindKey || rec.Type != TypeListQuicklist2 {
+				if rec.Kind != rdbio.KindKey || rec.Type != rdbio.TypeListQuicklist2 {
 					continue
 				}
 				count, _ := r.Nodes()
-				buf := AppendLen(nil, count)
+				buf := rdbio.AppendLen(nil, count)
 				var lm listMemory
 				plain := false
 				for {
@@ -221,7 +199,7 @@ func TestMemoryFormulaMatchesProfiler(t *testing.T) {
 // (their length, whether they read as an integer) equal the profiler's
 // result on the decoded value.
 func TestStringMemoryMatchesProfiler(t *testing.T) {
-	m := newMemProfiler(Header{Magic: "REDIS0011", Version: 11}, 1<<20, 1)
+	m := newMemProfiler(rdbio.Header{Magic: "REDIS0011", Version: 11}, 1<<20, 1)
 	for _, tc := range []struct {
 		name, key string
 		stored    []byte // the value as stored
@@ -230,14 +208,14 @@ func TestStringMemoryMatchesProfiler(t *testing.T) {
 		expire    int64
 	}{
 		{"short", "k", append([]byte{1}, 'v'), 1, false, -1},
-		{"300 bytes with TTL", "a-longer-key-name:with:parts", append(AppendLen(nil, 300), make([]byte, 300)...), 300, false, 1700000000000},
+		{"300 bytes with TTL", "a-longer-key-name:with:parts", append(rdbio.AppendLen(nil, 300), make([]byte, 300)...), 300, false, 1700000000000},
 		{"INT16", "n", []byte{0xC1, 0x39, 0x30}, 5, true, -1},
 		{"digits stored raw", "m", append([]byte{14}, "12345678901234"...), 14, true, -1},
 		{"integer key", "12345", append([]byte{3}, "abc"...), 3, false, -1},
-		{"70000 bytes", "big", append(AppendLen(nil, 70000), make([]byte, 70000)...), 70000, false, -1},
+		{"70000 bytes", "big", append(rdbio.AppendLen(nil, 70000), make([]byte, 70000)...), 70000, false, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			want, ok := m.size(TypeString, []byte(tc.key), tc.expire, tc.stored)
+			want, ok := m.size(rdbio.TypeString, []byte(tc.key), tc.expire, tc.stored)
 			if !ok {
 				t.Fatal("profiler refused the value")
 			}
@@ -270,11 +248,11 @@ func TestAnalyzeDamaged(t *testing.T) {
 				for j := 0; j < 1+rng.IntN(3); j++ {
 					d[9+rng.IntN(len(d)-9)] ^= byte(1 + rng.IntN(255))
 				}
-				r, err := NewReader(bytes.NewReader(d), Options{Cap: 1 << 20, IgnoreChecksum: true})
+				r, err := rdbio.NewReader(bytes.NewReader(d), rdbio.Options{Cap: 1 << 20, IgnoreChecksum: true})
 				if err != nil {
 					continue
 				}
-				a, _ := Analyze(r, AnalyzeOptions{MemEvery: 1})
+				a, _ := Analyze(r, Options{MemEvery: 1})
 				if a == nil {
 					t.Fatal("no analysis returned")
 				}
