@@ -133,14 +133,13 @@ type Reader struct {
 	sink    io.Writer // the caller's sink
 	err     error     // sticky
 
-	db       uint64
-	expire   int64
-	idle     uint64
-	freq     int
-	dfly     bool // Dragonfly extensions in a REDIS0009 file
-	keyStart int64
-	done     bool
-	crcGot   uint64
+	db     uint64
+	expire int64
+	idle   uint64
+	freq   int
+	dfly   bool // Dragonfly extensions in a REDIS0009 file
+	done   bool
+	crcGot uint64
 }
 
 // NewReader reads the magic of an RDB stream and returns a Reader for its
@@ -158,9 +157,6 @@ func NewReader(src io.Reader, opt Options) (*Reader, error) {
 
 // Header returns the magic that was read.
 func (r *Reader) Header() Header { return r.hdr }
-
-// Cap is the capture cap in force.
-func (r *Reader) Cap() int { return r.opt.Cap }
 
 // Passed is the input offset up to which consumed bytes have been passed to
 // the sink. Right after Next returns, the bytes from the record's Offset to
@@ -184,6 +180,20 @@ func (r *Reader) SetSink(w io.Writer) error {
 	}
 	r.sink = w
 	return r.wrap("write", r.in.setOut(w))
+}
+
+// divert sends the bytes that fn consumes to w (nil discards them) instead
+// of the sink, then goes back to the sink. An error of fn is reported as
+// reading what; the output then stays with w, so that what PassBody passes
+// on after a value rdbio cannot walk goes where the value's bytes went.
+func (r *Reader) divert(w io.Writer, what string, fn func() error) error {
+	if err := r.in.setOut(w); err != nil {
+		return r.fail("write", err)
+	}
+	if err := fn(); err != nil {
+		return r.fail(what, err)
+	}
+	return r.wrap("write", r.in.setOut(r.sink))
 }
 
 func (r *Reader) readMagic() error {
@@ -220,7 +230,8 @@ func notDigits(s string) bool {
 }
 
 // Next returns the next record. A key's value that was not read with
-// CopyValue or the node methods is skipped (and sent to the sink). After
+// CopyValue, CountValue or the node methods is skipped (and sent to the
+// sink). After
 // the EOF record Next returns io.EOF; a checksum mismatch is an error unless
 // Options.IgnoreChecksum.
 func (r *Reader) Next() (*Record, error) {
@@ -456,9 +467,6 @@ func (t *tailCheck) check(h Header) (uint64, ChecksumStatus, error) {
 		return stored, ChecksumMismatch, fmt.Errorf("%w: file says %016x, content gives %016x", ErrChecksum, stored, got)
 	}
 }
-
-// StoredChecksum is the trailer's CRC64 value (0 when disabled or absent).
-func (r *Reader) StoredChecksum() uint64 { return r.crcGot }
 
 // CopyRest copies the bytes after the trailer (e.g. the AOF part of an
 // RDB-preamble file) to w.

@@ -44,14 +44,11 @@ func (r *Reader) CountValue(w io.Writer) (ValueInfo, error) {
 
 // walkPending walks the rest of the current key's value with its bytes sent
 // to w; count says whether to read blob headers and string contents.
-func (r *Reader) walkPending(w io.Writer, count bool) (ValueInfo, error) {
-	if err := r.in.setOut(w); err != nil {
-		return ValueInfo{}, r.fail("write", err)
-	}
-	info, err := r.finishValue(count)
-	if err == nil {
-		err = r.wrap("write", r.in.setOut(r.sink))
-	}
+func (r *Reader) walkPending(w io.Writer, count bool) (info ValueInfo, err error) {
+	err = r.divert(w, "value", func() (err error) {
+		info, err = r.finishValue(count)
+		return err
+	})
 	return info, err
 }
 
