@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/analyze"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -15,8 +16,8 @@ func cliDefaults() CompressOptions {
 	return CompressOptions{MinSaving: 0.02, Train: TrainOptions{Seed: 1}}
 }
 
-// whatIf analyzes path with a WhatIf fed by rdbio.Analyze.
-func whatIf(t *testing.T, path string, opt CompressOptions) (*WhatIfReport, *rdbio.Analysis) {
+// whatIf analyzes path with a WhatIf fed by analyze.Analyze.
+func whatIf(t *testing.T, path string, opt CompressOptions) (*WhatIfReport, *analyze.Analysis) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -28,7 +29,7 @@ func whatIf(t *testing.T, path string, opt CompressOptions) (*WhatIfReport, *rdb
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := rdbio.Analyze(r, rdbio.AnalyzeOptions{Node: w.Node, MemCap: -1})
+	a, err := analyze.Analyze(r, analyze.Options{Node: w.Node, MemCap: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,11 +49,11 @@ func BenchmarkPassThrough(b *testing.B) {
 	b.Run("io.Copy", func(b *testing.B) {
 		run(b, func(w io.Writer, r io.Reader) error { _, err := io.Copy(w, r); return err })
 	})
-	b.Run("rdbio.Summarize", func(b *testing.B) {
+	b.Run("rdbio.walk", func(b *testing.B) {
 		run(b, func(_ io.Writer, f io.Reader) error {
 			r, err := NewReader(f, Options{})
 			if err == nil {
-				_, err = Summarize(r, nil)
+				err = walkAll(r)
 			}
 			return err
 		})

@@ -154,6 +154,6 @@ func summarize(src io.Reader) error {
 	if err != nil {
 		return err
 	}
-	_, err = Summarize(r, nil)
+	err = walkAll(r)
 	return err
 }

@@ -19,7 +19,7 @@ func TrailerFor(eof *Record) Trailer {
 // checksum, which the reader has checked (or was told to ignore) — the
 // bytes are the same, so the writer need not checksum them again.
 func unchangedTrailer(r *Reader) Trailer {
-	return TrailerValue(r.StoredChecksum())
+	return TrailerValue(r.crcGot) // 0 when disabled or absent
 }
 
 // Copy reads an RDB stream from src and writes it unchanged to dst: every

@@ -5,12 +5,21 @@
 // writes, one record at a time, without building whole values in memory:
 // every byte it consumes (except the magic and the EOF trailer) is passed to
 // an optional sink, so copying a file is "set the sink, call Next until
-// io.EOF". List values of types 10, 14 and 18 can instead be taken node by
-// node, so that one node string can be re-encoded without touching anything
-// else. A Writer mirrors it: it writes the magic, raw bytes, lengths and
-// strings, keeps a running CRC64 (Jones) and writes the trailer on Close.
+// io.EOF". A key's value can instead be sent elsewhere (CopyValue), or
+// walked and described (CountValue: its element count, read from the
+// structure — collection lengths, blob headers, stream lengths — never by
+// decoding the elements). List values of types 10, 14 and 18 can be taken
+// node by node, so that one node string can be re-encoded without touching
+// anything else. A Writer mirrors it: it writes the magic, raw bytes,
+// lengths and strings, keeps a running CRC64 (Jones) and writes the trailer
+// on Close. The codecs the grammar needs are here too: LZF, the integer
+// string encoding, and the entry counts in the headers of ziplist,
+// listpack, intset and zipmap blobs (BlobCount).
 //
-// rdbio knows the grammar only. It does not compress or decide anything;
-// listcodec does that. Strings are held in memory only up to a cap
-// (Options.Cap); larger ones stream through in bounded chunks.
+// rdbio knows the grammar only, and there is one walk of it: the value walk
+// that Next uses to skip a value is the one CopyValue and CountValue use.
+// It does not compress or decide anything (listcodec does that), nor sum up
+// or judge a file (rdbio/analyze does that, through this package's public
+// API). Strings are held in memory only up to a cap (Options.Cap); larger
+// ones stream through in bounded chunks.
 package rdbio

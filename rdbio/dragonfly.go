@@ -2,26 +2,27 @@ package rdbio
 
 import "fmt"
 
-// skipDflyValue walks Dragonfly's own value types (rdb-format.md §6).
-func (r *Reader) skipDflyValue(t byte) error {
+// walkDflyValue walks Dragonfly's own value types (rdb-format.md §6). Only
+// the hashes and sets with expiry tell their element count.
+func (r *Reader) walkDflyValue(t byte) (ValueInfo, error) {
 	r.dfly = true
 	switch t {
 	case TypeDflyJSON:
-		return r.skipString()
-	case TypeDflyHashExpiry:
-		return r.skipStrings(3, 0)
-	case TypeDflySetExpiry:
-		return r.skipStrings(2, 0)
+		return ValueInfo{}, r.skipString()
+	case TypeDflyHashExpiry: // field, value, expiry
+		return r.walkStrings(3, 0)
+	case TypeDflySetExpiry: // member, expiry
+		return r.walkStrings(2, 0)
 	case TypeDflySBF, TypeDflySBF2:
-		return r.skipSBF(t == TypeDflySBF2)
+		return ValueInfo{}, r.skipSBF(t == TypeDflySBF2)
 	case TypeDflyCMS:
-		return r.skipCMS()
+		return ValueInfo{}, r.skipCMS()
 	case TypeDflyTopK:
-		return r.skipTopK()
+		return ValueInfo{}, r.skipTopK()
 	case TypeDflyCuckoo:
-		return r.skipCuckoo()
+		return ValueInfo{}, r.skipCuckoo()
 	}
-	return fmt.Errorf("%w: Dragonfly type %d", ErrUnsupported, t)
+	return ValueInfo{}, fmt.Errorf("%w: Dragonfly type %d", ErrUnsupported, t)
 }
 
 func (r *Reader) skipSBF(chunked bool) error {

@@ -162,7 +162,7 @@ func (r *Reader) readString(dst []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return strconv.AppendInt(dst[:0], intValue(p), 10), nil
+		return strconv.AppendInt(dst[:0], IntValue(p), 10), nil
 	case EncLZF:
 		if h.ulen > uint64(r.opt.Cap) || h.size > uint64(r.opt.Cap) {
 			return nil, fmt.Errorf("%w: LZF string of %d bytes (cap %d)", ErrTooLarge, h.ulen, r.opt.Cap)
@@ -186,8 +186,9 @@ func (r *Reader) readString(dst []byte) ([]byte, error) {
 	return r.in.appendN(dst[:0], h.size)
 }
 
-// intValue decodes a 1, 2 or 4 byte little-endian signed integer.
-func intValue(p []byte) int64 {
+// IntValue decodes the payload of an integer-encoded string (EncInt): a
+// 1, 2 or 4 byte little-endian signed integer.
+func IntValue(p []byte) int64 {
 	switch len(p) {
 	case 1:
 		return int64(int8(p[0]))

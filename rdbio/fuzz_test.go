@@ -26,7 +26,7 @@ func FuzzReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := NewReader(bytes.NewReader(data), Options{Cap: 1 << 20})
 		if err == nil {
-			Summarize(r, nil)
+			walkAll(r)
 		}
 		var out bytes.Buffer
 		if _, err := Copy(&out, bytes.NewReader(data), Options{Cap: 1 << 20}); err == nil {

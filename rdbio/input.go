@@ -28,7 +28,6 @@ type input struct {
 	crc  hash.Hash64
 	out  io.Writer // receives consumed bytes; nil discards them
 	eof  bool
-	err  error
 }
 
 func newInput(src io.Reader) *input {
@@ -152,11 +151,6 @@ func (in *input) appendN(dst []byte, n uint64) ([]byte, error) {
 		n -= k
 	}
 	return dst, nil
-}
-
-// atEOF reports whether the input has no more bytes.
-func (in *input) atEOF() bool {
-	return in.fill(1) != nil
 }
 
 // sinkError marks a failure of the sink (the caller's writer), which must

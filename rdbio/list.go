@@ -61,25 +61,19 @@ func (r *Reader) NextNode() (*Node, error) {
 		return nil, io.EOF
 	}
 	r.nodes--
-	sink := r.in.out
-	if err := r.in.setOut(&r.rawBuf); err != nil {
-		return nil, r.fail("write", err)
-	}
-	r.rawBuf = r.rawBuf[:0]
-	n, err := r.readNodeHead()
-	if err == nil {
-		err = r.in.setOut(nil)
-	}
+	var n *Node
+	err := r.divert(&r.rawBuf, "list node", func() (err error) {
+		r.rawBuf = r.rawBuf[:0]
+		n, err = r.readNodeHead()
+		return err
+	})
 	if err == nil {
 		n.Raw = r.rawBuf
-		err = r.readNodeData(n)
+		// The payload is checksummed, not passed on.
+		err = r.divert(nil, "list node", func() error { return r.readNodeData(n) })
 	}
-	if err == nil {
-		err = r.in.flush() // the payload is checksummed, not passed on
-	}
-	r.in.out = sink
 	if err != nil {
-		return nil, r.fail("list node", err)
+		return nil, err
 	}
 	return n, nil
 }
@@ -122,16 +116,6 @@ func (r *Reader) readNodeData(n *Node) error {
 	return err
 }
 
-// skipNode walks one node as stored (through the current sink).
-func (r *Reader) skipNode() error {
-	if r.rec.Type == TypeListQuicklist2 {
-		if _, err := r.readLen(); err != nil {
-			return err
-		}
-	}
-	return r.skipString()
-}
-
 // dataLeft is how many payload bytes of the last node were not read, and
 // forgets them.
 func (r *Reader) dataLeft() uint64 {
@@ -144,28 +128,7 @@ func (r *Reader) dataLeft() uint64 {
 // when it was too large to capture (Data == nil), to w.
 func (r *Reader) CopyNodeData(w io.Writer) error {
 	n := r.dataLeft()
-	if err := r.in.setOut(w); err != nil {
-		return r.fail("write", err)
-	}
-	err := r.in.skip(n)
-	if err == nil {
-		err = r.in.flush()
-	}
-	r.in.out = r.sink
-	return r.wrap("list node", err)
-}
-
-// CopyValue sends the rest of the current key's value, as stored, to w
-// (which may be the sink or another writer).
-func (r *Reader) CopyValue(w io.Writer) error {
-	if err := r.in.setOut(w); err != nil {
-		return r.fail("write", err)
-	}
-	err := r.finishValue()
-	if err == nil {
-		err = r.wrap("write", r.in.setOut(r.sink))
-	}
-	return err
+	return r.divert(w, "list node", func() error { return r.in.skip(n) })
 }
 
 // appender is a sink that appends to a byte slice.

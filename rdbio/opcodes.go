@@ -32,7 +32,8 @@ var opNames = map[byte]string{
 	223: "DF_SHARD_DOC_INDEX", 224: "DF_TAGGED_CHUNK", 107: "RAM_LRU", 121: "SLOT_NUM",
 }
 
-func opName(op byte) string {
+// OpName names an opcode for messages: "opcode AUX", "opcode 42".
+func OpName(op byte) string {
 	if s, ok := opNames[op]; ok {
 		return "opcode " + s
 	}

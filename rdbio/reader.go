@@ -127,18 +127,19 @@ type Reader struct {
 	auxBuf  appender
 	auxHeld bool
 	nodeBuf []byte
+	dec     []byte    // decoded blob headers (blobBody, NodeElements)
+	head    prefixBuf // the header of a node over the cap (NodeElements)
 	pending uint64    // payload bytes of the last node not yet read
 	sink    io.Writer // the caller's sink
 	err     error     // sticky
 
-	db       uint64
-	expire   int64
-	idle     uint64
-	freq     int
-	dfly     bool // Dragonfly extensions in a REDIS0009 file
-	keyStart int64
-	done     bool
-	crcGot   uint64
+	db     uint64
+	expire int64
+	idle   uint64
+	freq   int
+	dfly   bool // Dragonfly extensions in a REDIS0009 file
+	done   bool
+	crcGot uint64
 }
 
 // NewReader reads the magic of an RDB stream and returns a Reader for its
@@ -156,9 +157,6 @@ func NewReader(src io.Reader, opt Options) (*Reader, error) {
 
 // Header returns the magic that was read.
 func (r *Reader) Header() Header { return r.hdr }
-
-// Cap is the capture cap in force.
-func (r *Reader) Cap() int { return r.opt.Cap }
 
 // Passed is the input offset up to which consumed bytes have been passed to
 // the sink. Right after Next returns, the bytes from the record's Offset to
@@ -182,6 +180,20 @@ func (r *Reader) SetSink(w io.Writer) error {
 	}
 	r.sink = w
 	return r.wrap("write", r.in.setOut(w))
+}
+
+// divert sends the bytes that fn consumes to w (nil discards them) instead
+// of the sink, then goes back to the sink. An error of fn is reported as
+// reading what; the output then stays with w, so that what PassBody passes
+// on after a value rdbio cannot walk goes where the value's bytes went.
+func (r *Reader) divert(w io.Writer, what string, fn func() error) error {
+	if err := r.in.setOut(w); err != nil {
+		return r.fail("write", err)
+	}
+	if err := fn(); err != nil {
+		return r.fail(what, err)
+	}
+	return r.wrap("write", r.in.setOut(r.sink))
 }
 
 func (r *Reader) readMagic() error {
@@ -218,7 +230,8 @@ func notDigits(s string) bool {
 }
 
 // Next returns the next record. A key's value that was not read with
-// CopyValue or the node methods is skipped (and sent to the sink). After
+// CopyValue, CountValue or the node methods is skipped (and sent to the
+// sink). After
 // the EOF record Next returns io.EOF; a checksum mismatch is an error unless
 // Options.IgnoreChecksum.
 func (r *Reader) Next() (*Record, error) {
@@ -231,7 +244,7 @@ func (r *Reader) Next() (*Record, error) {
 	if err := r.releaseAux(); err != nil {
 		return nil, err
 	}
-	if err := r.finishValue(); err != nil {
+	if _, err := r.finishValue(false); err != nil {
 		return nil, err
 	}
 	// Records reach the sink whole from here on: everything before this
@@ -251,26 +264,6 @@ func (r *Reader) Next() (*Record, error) {
 	return &r.rec, nil
 }
 
-// finishValue skips whatever is left of the current key's value.
-func (r *Reader) finishValue() error {
-	switch r.state {
-	case valuePending:
-		r.state = noValue
-		return r.wrap("value", r.skipValue(r.rec.Type))
-	case inList:
-		r.state = noValue
-		if err := r.in.skip(r.dataLeft()); err != nil {
-			return r.fail("list node", err)
-		}
-		for ; r.nodes > 0; r.nodes-- {
-			if err := r.skipNode(); err != nil {
-				return r.fail("list node", err)
-			}
-		}
-	}
-	return nil
-}
-
 func (r *Reader) readRecord(op byte) error {
 	switch {
 	case op < 200 && op != 107 && op != 121:
@@ -282,7 +275,7 @@ func (r *Reader) readRecord(op byte) error {
 	}
 	k, err := r.readOpcode(op)
 	r.rec.Kind = k
-	return r.wrap(opName(op), err)
+	return r.wrap(OpName(op), err)
 }
 
 // readHeldAux reads an AUX record whose bytes are held back from the sink
@@ -303,7 +296,7 @@ func (r *Reader) readHeldAux() error {
 	r.in.out = r.sink
 	r.rec.Kind = k
 	r.auxHeld = err == nil
-	return r.wrap(opName(OpAux), err)
+	return r.wrap(OpName(OpAux), err)
 }
 
 // DropRecord leaves the AUX record just returned by Next out of the sink.
@@ -474,9 +467,6 @@ func (t *tailCheck) check(h Header) (uint64, ChecksumStatus, error) {
 		return stored, ChecksumMismatch, fmt.Errorf("%w: file says %016x, content gives %016x", ErrChecksum, stored, got)
 	}
 }
-
-// StoredChecksum is the trailer's CRC64 value (0 when disabled or absent).
-func (r *Reader) StoredChecksum() uint64 { return r.crcGot }
 
 // CopyRest copies the bytes after the trailer (e.g. the AOF part of an
 // RDB-preamble file) to w.

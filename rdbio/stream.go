@@ -1,27 +1,34 @@
 package rdbio
 
-// skipStream walks a stream value of any version (rdb-format.md §4.1):
-// v1 = 15, v2 = 19, v3 = 21, v4 = 26, v5 = 27.
-func (r *Reader) skipStream(t byte) error {
+// walkStream walks a stream value of any version (rdb-format.md §4.1):
+// v1 = 15, v2 = 19, v3 = 21, v4 = 26, v5 = 27. Its element count is the
+// stream's length field (as XLEN).
+func (r *Reader) walkStream(t byte) (ValueInfo, error) {
 	v := streamVersion(t)
 	// nodes: master id, listpack
 	if err := r.each(func() error { return skipN(2, r.skipString) }); err != nil {
-		return err
+		return ValueInfo{}, err
 	}
-	meta := 3 // length, last id
+	length, err := r.readLen()
+	if err != nil {
+		return ValueInfo{}, err
+	}
+	meta := 2 // last id
 	if v >= 2 {
 		meta += 5 // first id, max deleted id, entries added
 	}
 	if err := r.skipLens(meta); err != nil {
-		return err
+		return ValueInfo{}, err
 	}
 	if err := r.each(func() error { return r.skipGroup(v) }); err != nil {
-		return err
+		return ValueInfo{}, err
 	}
 	if v >= 4 {
-		return r.skipIdmp()
+		if err := r.skipIdmp(); err != nil {
+			return ValueInfo{}, err
+		}
 	}
-	return nil
+	return ValueInfo{Elements: int64(length), Known: true}, nil
 }
 
 func streamVersion(t byte) int {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/analyze"
 	"github.com/urfave/cli/v2"
 )
 
@@ -41,7 +42,7 @@ func analyzeCommand() *cli.Command {
 // analyzeReport is the JSON of rdbz analyze: the analysis (whose fields
 // include those of rdbz info --json) and the what-if.
 type analyzeReport struct {
-	*rdbio.Analysis
+	*analyze.Analysis
 	WhatIf *listcodec.WhatIfReport `json:"whatif"`
 }
 
@@ -55,7 +56,7 @@ func runAnalyze(c *cli.Context) error {
 	}
 	defer in.Close()
 	var wi *listcodec.WhatIf
-	opt := rdbio.AnalyzeOptions{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"),
+	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"),
 		MemCap: c.Int("mem-cap"), MemEvery: c.Int("mem-every")}
 	if sb := c.Int64("sample-bytes"); sb > 0 {
 		co := listcodec.DefaultCompressOptions()
@@ -74,7 +75,7 @@ func runAnalyze(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	a, err := rdbio.Analyze(r, opt)
+	a, err := analyze.Analyze(r, opt)
 	if a.Checksum == rdbio.ChecksumMismatch && err == nil {
 		err = fmt.Errorf("checksum mismatch")
 	}
@@ -201,7 +202,7 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 		}
 	})
 
-	keys := func(title string, ks []rdbio.KeyInfo) {
+	keys := func(title string, ks []analyze.KeyInfo) {
 		section(w, title)
 		table(w, []string{"db", "key", "type", "bytes", "elements", "ttl"}, func(row func(...any)) {
 			for _, k := range ks {
@@ -261,7 +262,7 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 	printCompat(w, a.Compat)
 }
 
-func printLists(w io.Writer, ls rdbio.ListStats) {
+func printLists(w io.Writer, ls analyze.ListStats) {
 	fmt.Fprintf(w, "  %d keys, %d nodes, %d elements", ls.Keys, ls.Nodes, ls.Elements)
 	if ls.UnknownNodes > 0 {
 		fmt.Fprintf(w, " (+%d nodes not counted)", ls.UnknownNodes)
@@ -271,7 +272,7 @@ func printLists(w io.Writer, ls rdbio.ListStats) {
 	table(w, []string{"stored as", "nodes", "bytes", "share"}, func(row func(...any)) {
 		for _, x := range []struct {
 			n string
-			c rdbio.NodeCount
+			c analyze.NodeCount
 		}{{"raw", ls.Raw}, {"lzf", ls.LZF}, {"zstd (rdbz)", ls.Zstd}, {"int", ls.Int}} {
 			row(x.n, x.c.Nodes, size(x.c.Bytes), pct(x.c.Bytes, ls.StoredBytes))
 		}
@@ -279,14 +280,14 @@ func printLists(w io.Writer, ls rdbio.ListStats) {
 	table(w, []string{"node size", "p50", "p90", "p99", "max"}, func(row func(...any)) {
 		for _, x := range []struct {
 			n string
-			p rdbio.Percentiles
+			p analyze.Percentiles
 		}{{"stored", ls.NodeStored}, {"decoded", ls.NodeDecoded}} {
 			row(x.n, size(x.p.P50), size(x.p.P90), size(x.p.P99), size(x.p.Max))
 		}
 	})
 }
 
-func printCompat(w io.Writer, verdicts []rdbio.Compat) {
+func printCompat(w io.Writer, verdicts []analyze.Compat) {
 	section(w, "compatibility (can the server load the file as it is)")
 	table(w, []string{"server", "loads", "causes"}, func(row func(...any)) {
 		for _, v := range verdicts {
@@ -347,7 +348,7 @@ func printWhatIf(w io.Writer, wi *listcodec.WhatIfReport) {
 	}
 }
 
-func causeText(cs rdbio.Cause) string {
+func causeText(cs analyze.Cause) string {
 	s := cs.Cause
 	switch {
 	case cs.FirstKey != nil:
@@ -365,7 +366,7 @@ func causeText(cs rdbio.Cause) string {
 	return s
 }
 
-func keyText(k rdbio.KeyInfo) string {
+func keyText(k analyze.KeyInfo) string {
 	if k.KeyQuoted {
 		return shorten(k.Key)
 	}
@@ -380,7 +381,7 @@ func shorten(q string) string {
 	return q
 }
 
-func elemText(k rdbio.KeyInfo) string {
+func elemText(k analyze.KeyInfo) string {
 	if !k.ElementsKnown {
 		return "?"
 	}

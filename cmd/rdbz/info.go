@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/analyze"
 	"github.com/urfave/cli/v2"
 )
 
@@ -40,7 +41,7 @@ func runInfo(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := rdbio.Summarize(r, newProgress("info").offset)
+	s, err := analyze.Summarize(r, newProgress("info").offset)
 	if s.Checksum == rdbio.ChecksumMismatch && err == nil {
 		err = fmt.Errorf("checksum mismatch")
 	}
@@ -56,7 +57,7 @@ func runInfo(c *cli.Context) error {
 	return err
 }
 
-func printInfo(w io.Writer, s *rdbio.Summary) {
+func printInfo(w io.Writer, s *analyze.Summary) {
 	fmt.Fprintf(w, "magic     %s (RDB version %d)\n", s.Magic, s.Version)
 	fmt.Fprintf(w, "bytes     %d\n", s.Bytes)
 	fmt.Fprintf(w, "checksum  %s\n", s.Checksum)

@@ -1,4 +1,4 @@
-package rdbio_test
+package analyze
 
 import (
 	"bytes"
@@ -19,18 +19,10 @@ import (
 	"github.com/rdbz/rdbz/train"
 )
 
-func analyze(t testing.TB, path string) *rdbio.Analysis {
+func analyzePath(t testing.TB, path string) *Analysis {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := rdbio.NewReader(f, rdbio.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := rdbio.Analyze(r, rdbio.AnalyzeOptions{})
+	r := openReader(t, path)
+	a, err := Analyze(r, Options{})
 	if err != nil && !errors.Is(err, rdbio.ErrChecksum) {
 		t.Fatalf("analyze %s: %v", path, err)
 	}
@@ -72,7 +64,7 @@ func TestAnalyzeKeysMatchRedis(t *testing.T) {
 			continue
 		}
 		t.Run(cf.Name, func(t *testing.T) {
-			a := analyze(t, cf.Path)
+			a := analyzePath(t, cf.Path)
 			want := map[uint64][2]int64{}
 			for _, line := range strings.Split(oracle(t, cf.Path), "\n") {
 				if m := dbLine.FindStringSubmatch(line); m != nil {
@@ -132,15 +124,7 @@ func equalMaps[K comparable, V comparable](a, b map[K]V) bool {
 
 // expiredByFamily counts, per type family, the keys whose expiry is past.
 func expiredByFamily(t *testing.T, path string, nowMs int64) map[string]int64 {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := rdbio.NewReader(f, rdbio.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openReader(t, path)
 	out := map[string]int64{}
 	for {
 		rec, err := r.Next()
@@ -148,7 +132,7 @@ func expiredByFamily(t *testing.T, path string, nowMs int64) map[string]int64 {
 			return out
 		}
 		if rec.Kind == rdbio.KindKey && rec.Expire != -1 && rec.Expire <= nowMs {
-			out[rdbio.Family(r.TypeName(rec.Type))]++
+			out[Family(r.TypeName(rec.Type))]++
 		}
 	}
 }
@@ -198,8 +182,8 @@ func TestAnalyzeCompat(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			a := analyze(t, tc.path)
-			verdict := map[string]rdbio.Compat{}
+			a := analyzePath(t, tc.path)
+			verdict := map[string]Compat{}
 			for _, c := range a.Compat {
 				verdict[c.Server] = c
 			}
@@ -234,8 +218,8 @@ func TestAnalyzeCompat(t *testing.T) {
 func TestAnalyzeCompatRedis70MatchesManifest(t *testing.T) {
 	for _, cf := range rdbiotest.Files(t) {
 		t.Run(cf.Name, func(t *testing.T) {
-			a := analyze(t, cf.Path)
-			var v rdbio.Compat
+			a := analyzePath(t, cf.Path)
+			var v Compat
 			for _, c := range a.Compat {
 				if c.Server == "redis-7.0" {
 					v = c
@@ -291,7 +275,7 @@ func dragonflyFile(t *testing.T) string {
 // rdbzFile compresses testdata/small.rdb with a dictionary trained on its
 // own nodes and returns the path of the result.
 func rdbzFile(t *testing.T) string {
-	src := filepath.Join("..", "testdata", "small.rdb")
+	src := filepath.Join("..", "..", "testdata", "small.rdb")
 	f, err := os.Open(src)
 	if err != nil {
 		t.Fatal(err)
@@ -334,7 +318,7 @@ func rdbzFile(t *testing.T) string {
 // TestAnalyzeRdbzFile: the AUX fields and 0xC4 nodes of a compressed file
 // are reported.
 func TestAnalyzeRdbzFile(t *testing.T) {
-	a := analyze(t, rdbzFile(t))
+	a := analyzePath(t, rdbzFile(t))
 	if !a.Rdbz.Compressed || a.Rdbz.Format != "1" || len(a.Rdbz.Dicts) != 1 || a.Rdbz.ZstdNodes == 0 {
 		t.Fatalf("rdbz = %+v", a.Rdbz)
 	}
@@ -349,7 +333,7 @@ func TestAnalyzeRdbzFile(t *testing.T) {
 // TestAnalyzeDragonflyFile: Dragonfly's own types are named, counted and
 // tell the producer.
 func TestAnalyzeDragonflyFile(t *testing.T) {
-	a := analyze(t, dragonflyFile(t))
+	a := analyzePath(t, dragonflyFile(t))
 	if a.Producer.Name != "dragonfly" || a.Producer.Version != "v1.40.0" || a.Checksum != rdbio.ChecksumDisabled {
 		t.Fatalf("producer %+v, checksum %s", a.Producer, a.Checksum)
 	}

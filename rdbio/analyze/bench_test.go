@@ -1,8 +1,10 @@
-package rdbio
+package analyze
 
 import (
 	"os"
 	"testing"
+
+	"github.com/rdbz/rdbz/rdbio"
 )
 
 // BenchmarkAnalyze measures Analyze on the file named by RDBZ_ANALYZE_FILE
@@ -23,11 +25,11 @@ func BenchmarkAnalyze(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r, err := NewReader(f, Options{})
+		r, err := rdbio.NewReader(f, rdbio.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := Analyze(r, AnalyzeOptions{}); err != nil {
+		if _, err := Analyze(r, Options{}); err != nil {
 			b.Fatal(err)
 		}
 		f.Close()

@@ -1,4 +1,4 @@
-package rdbio
+package analyze
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"github.com/hdt3213/rdb/core"
 	"github.com/hdt3213/rdb/memprofiler"
 	"github.com/hdt3213/rdb/model"
+	"github.com/rdbz/rdbz/rdbio"
 )
 
 // MemoryStats says how the in-memory estimate was made.
@@ -71,7 +72,7 @@ type memProfiler struct {
 	exp   time.Time
 }
 
-func newMemProfiler(h Header, cap, every int) *memProfiler {
+func newMemProfiler(h rdbio.Header, cap, every int) *memProfiler {
 	magic := h.Magic
 	switch {
 	case h.Valkey:
@@ -89,14 +90,14 @@ func newMemProfiler(h Header, cap, every int) *memProfiler {
 // formula (the same numbers, without decoding).
 func profiles(t byte, name string) bool {
 	switch {
-	case t == TypeString || IsList(t):
+	case t == rdbio.TypeString || rdbio.IsList(t):
 		return false
-	case t == TypeModulePreGA || t == TypeModule2 || t == 8:
+	case t == rdbio.TypeModulePreGA || t == rdbio.TypeModule2 || t == 8:
 		return false
 	case name == "json" || name == "path-hash":
 		return false
 	}
-	return t <= TypeHashListpackEx
+	return t <= rdbio.TypeHashListpackEx
 }
 
 // want reports whether the next value of type t named name should be
@@ -114,11 +115,11 @@ func (m *memProfiler) want(t byte, name string, seen *int64) bool {
 func (m *memProfiler) size(t byte, key []byte, expire int64, value []byte) (int64, bool) {
 	f := append(m.file[:0], m.magic...)
 	if expire != -1 {
-		f = binary.LittleEndian.AppendUint64(append(f, OpExpireMs), uint64(expire))
+		f = binary.LittleEndian.AppendUint64(append(f, rdbio.OpExpireMs), uint64(expire))
 	}
-	f = append(AppendLen(append(f, t), uint64(len(key))), key...)
+	f = append(rdbio.AppendLen(append(f, t), uint64(len(key))), key...)
 	f = append(f, value...)
-	f = append(f, OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+	f = append(f, rdbio.OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
 	m.file = f
 	m.rd.Reset(f)
 	var got int64
@@ -181,9 +182,9 @@ type listMemory struct {
 
 func (l listMemory) bytes(t byte) int64 {
 	switch t {
-	case TypeListQuicklist2:
+	case rdbio.TypeListQuicklist2:
 		return memQuicklist2 + l.nodes*memQuicklist2Node + l.packed + l.plain
-	case TypeListQuicklist:
+	case rdbio.TypeListQuicklist:
 		return memQuicklist + l.nodes*memQuicklistNode + l.packed
 	}
 	return l.packed // a ziplist

@@ -1,11 +1,12 @@
-package rdbio
+package analyze
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
+
+	"github.com/rdbz/rdbz/rdbio"
 )
 
 // TestSummaryKeysMatchManifest checks that the key records counted equal
@@ -15,15 +16,7 @@ func TestSummaryKeysMatchManifest(t *testing.T) {
 	for _, cf := range corpusFiles(t) {
 		name := filepath.Base(cf.Path)
 		t.Run(name, func(t *testing.T) {
-			f, err := os.Open(cf.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			r, err := NewReader(f, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := openReader(t, cf.Path)
 			s, err := Summarize(r, nil)
 			loads := cf.Fields["redis70_loads"]
 			if loads == "" {
@@ -33,7 +26,7 @@ func TestSummaryKeysMatchManifest(t *testing.T) {
 				t.Logf("redis 7.0 refuses it (%s); rdbz: keys=%d err=%v", loads, s.Keys, err)
 				return
 			}
-			if err != nil && !errors.Is(err, ErrChecksum) {
+			if err != nil && !errors.Is(err, rdbio.ErrChecksum) {
 				t.Fatalf("summarize: %v", err)
 			}
 			want, err := strconv.Atoi(cf.Fields["file_keys"])

@@ -1,10 +1,12 @@
-package rdbio
+package analyze
 
 import (
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
+
+	"github.com/rdbz/rdbz/rdbio"
 )
 
 // Compat says whether one server loads the file as it is.
@@ -53,15 +55,15 @@ type server struct {
 
 // Servers are the load targets Analyze judges, oldest first.
 var servers = []server{
-	{name: "redis-6.2", kind: kindRedis, maxRedis: 9, minRedis: 1, maxType: TypeStreamListpacks},
-	{name: "redis-7.0", kind: kindRedis, maxRedis: 10, minRedis: 1, maxType: TypeStream2},
-	{name: "redis-7.2", kind: kindRedis, maxRedis: 11, minRedis: 1, maxType: TypeStream3},
-	{name: "redis-7.4", kind: kindRedis, maxRedis: 12, minRedis: 1, maxType: TypeHashListpackEx},
-	{name: "redis-8.0..8.4", kind: kindRedis, maxRedis: 12, minRedis: 1, maxType: TypeHashListpackEx},
-	{name: "redis-8.6", kind: kindRedis, maxRedis: 13, minRedis: 1, maxType: TypeStream4},
-	{name: "valkey-8", kind: kindValkey, maxRedis: 11, minRedis: 1, maxType: TypeStream3},
-	{name: "valkey-9", kind: kindValkey, maxRedis: 11, minRedis: 1, valkeyMax: 80, maxType: TypeStream3},
-	{name: "dragonfly", kind: kindDragonfly, maxRedis: 12, minRedis: 5, maxType: TypeStream3},
+	{name: "redis-6.2", kind: kindRedis, maxRedis: 9, minRedis: 1, maxType: rdbio.TypeStreamListpacks},
+	{name: "redis-7.0", kind: kindRedis, maxRedis: 10, minRedis: 1, maxType: rdbio.TypeStream2},
+	{name: "redis-7.2", kind: kindRedis, maxRedis: 11, minRedis: 1, maxType: rdbio.TypeStream3},
+	{name: "redis-7.4", kind: kindRedis, maxRedis: 12, minRedis: 1, maxType: rdbio.TypeHashListpackEx},
+	{name: "redis-8.0..8.4", kind: kindRedis, maxRedis: 12, minRedis: 1, maxType: rdbio.TypeHashListpackEx},
+	{name: "redis-8.6", kind: kindRedis, maxRedis: 13, minRedis: 1, maxType: rdbio.TypeStream4},
+	{name: "valkey-8", kind: kindValkey, maxRedis: 11, minRedis: 1, maxType: rdbio.TypeStream3},
+	{name: "valkey-9", kind: kindValkey, maxRedis: 11, minRedis: 1, valkeyMax: 80, maxType: rdbio.TypeStream3},
+	{name: "dragonfly", kind: kindDragonfly, maxRedis: 12, minRedis: 5, maxType: rdbio.TypeStream3},
 }
 
 // use counts the records of one kind and remembers the first.
@@ -117,7 +119,7 @@ func (c *compatCollector) module(name string, key []byte, off int64) {
 
 func (c *compatCollector) op(op byte, off int64) {
 	switch op {
-	case OpAux, OpSelectDB, OpResizeDB, OpExpireMs, OpIdle, OpFreq, OpEOF:
+	case rdbio.OpAux, rdbio.OpSelectDB, rdbio.OpResizeDB, rdbio.OpExpireMs, rdbio.OpIdle, rdbio.OpFreq, rdbio.OpEOF:
 		return // every server reads these
 	}
 	u := c.ops[op]
@@ -145,7 +147,7 @@ func (s server) typeOK(t byte, name string) bool {
 		return s.kind == kindDragonfly
 	case name == "hash2":
 		return s.kind == kindValkey && s.valkeyMax >= 80
-	case name == "path-hash" || t == TypeModulePreGA:
+	case name == "path-hash" || t == rdbio.TypeModulePreGA:
 		return false
 	case s.kind == kindDragonfly:
 		return dragonflyRedisTypes[t]
@@ -154,7 +156,7 @@ func (s server) typeOK(t byte, name string) bool {
 }
 
 // versionCause is why s refuses the magic, or "".
-func (s server) versionCause(h Header) string {
+func (s server) versionCause(h rdbio.Header) string {
 	if h.Valkey {
 		if h.Version <= s.valkeyMax {
 			return ""
@@ -175,27 +177,27 @@ func (s server) versionCause(h Header) string {
 func (s server) opCause(op byte, valkeyFile bool) (string, bool) {
 	isRedis := s.kind == kindRedis
 	switch {
-	case op == OpFunction2:
+	case op == rdbio.OpFunction2:
 		if (isRedis && s.maxRedis >= 10) || s.kind == kindValkey {
 			return "", false
 		}
 		return "function libraries (opcode 245)", true
-	case op == OpFunctionPre:
+	case op == rdbio.OpFunctionPre:
 		if s.name == "redis-7.0" {
 			return "", false
 		}
 		return "pre-release function library (opcode 246, Redis 7.0-rc)", true
-	case op == OpModuleAux:
+	case op == rdbio.OpModuleAux:
 		if s.kind == kindDragonfly {
 			return "module aux data (opcode 247) is skipped", false
 		}
 		return "module aux data (opcode 247) needs its module loaded", true
-	case op == OpExpireSec:
+	case op == rdbio.OpExpireSec:
 		if s.kind == kindDragonfly {
 			return "second-resolution expiry (opcode 253)", true
 		}
 		return "", false
-	case op == OpSlotInfo:
+	case op == rdbio.OpSlotInfo:
 		if isRedis && s.maxRedis < 12 {
 			return "slot info (opcode 244)", true
 		}
@@ -214,9 +216,9 @@ func (s server) opCause(op byte, valkeyFile bool) (string, bool) {
 		if s.kind == kindDragonfly {
 			return "", false
 		}
-		return fmt.Sprintf("Dragonfly opcode %d (%s)", op, opName(op)), true
+		return fmt.Sprintf("Dragonfly opcode %d (%s)", op, rdbio.OpName(op)), true
 	}
-	return fmt.Sprintf("opcode %d (%s)", op, opName(op)), true
+	return fmt.Sprintf("opcode %d (%s)", op, rdbio.OpName(op)), true
 }
 
 // moduleCause says what s does with the values of a module type.
@@ -231,7 +233,7 @@ func (s server) moduleCause(name string) (string, bool) {
 }
 
 // judge turns what was collected into a verdict per server.
-func (c *compatCollector) judge(h Header, s *Summary) []Compat {
+func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 	out := make([]Compat, 0, len(servers))
 	for _, srv := range servers {
 		v := Compat{Server: srv.name, Causes: []Cause{}}
@@ -241,7 +243,7 @@ func (c *compatCollector) judge(h Header, s *Summary) []Compat {
 		if msg := srv.versionCause(h); msg != "" {
 			fileCause(msg)
 		}
-		if s.Checksum == ChecksumMismatch {
+		if s.Checksum == rdbio.ChecksumMismatch {
 			fileCause("CRC64 checksum mismatch")
 		}
 		if s.Unwalked != nil {

@@ -1,8 +1,7 @@
-package rdbio
+package analyze
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -12,21 +11,13 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/hdt3213/rdb/lzf"
+	"github.com/rdbz/rdbz/rdbio"
 )
 
 // analyzeFile runs Analyze on a file with default options.
-func analyzeFile(t testing.TB, path string, opt AnalyzeOptions) (*Analysis, error) {
+func analyzeFile(t testing.TB, path string, opt Options) (*Analysis, error) {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := NewReader(f, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := openReader(t, path)
 	return Analyze(r, opt)
 }
 
@@ -36,16 +27,8 @@ func analyzeFile(t testing.TB, path string, opt AnalyzeOptions) (*Analysis, erro
 func TestAnalyzeSummaryEqualsSummarize(t *testing.T) {
 	for _, cf := range corpusFiles(t) {
 		t.Run(cf.Name, func(t *testing.T) {
-			a, aerr := analyzeFile(t, cf.Path, AnalyzeOptions{})
-			f, err := os.Open(cf.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			r, err := NewReader(f, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			a, aerr := analyzeFile(t, cf.Path, Options{})
+			r := openReader(t, cf.Path)
 			s, serr := Summarize(r, nil)
 			if (aerr == nil) != (serr == nil) {
 				t.Fatalf("Analyze error %v, Summarize error %v", aerr, serr)
@@ -66,8 +49,8 @@ func TestAnalyzeSummaryEqualsSummarize(t *testing.T) {
 func TestAnalyzeCountsAddUp(t *testing.T) {
 	for _, cf := range corpusFiles(t) {
 		t.Run(cf.Name, func(t *testing.T) {
-			a, err := analyzeFile(t, cf.Path, AnalyzeOptions{Top: 5})
-			if err != nil && !errors.Is(err, ErrChecksum) && !cf.CorruptByDesign() {
+			a, err := analyzeFile(t, cf.Path, Options{Top: 5})
+			if err != nil && !errors.Is(err, rdbio.ErrChecksum) && !cf.CorruptByDesign() {
 				t.Fatalf("analyze: %v", err)
 			}
 			for name, ts := range a.TypeStats {
@@ -99,194 +82,6 @@ func TestAnalyzeCountsAddUp(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestNodeCountsWalk: on every listpack and ziplist node of the corpus,
-// the entry walk agrees with the header count, and LZF prefixes decode
-// like whole streams.
-func TestNodeCountsWalk(t *testing.T) {
-	nodes := 0
-	for _, cf := range corpusFiles(t) {
-		if cf.CorruptByDesign() {
-			continue
-		}
-		f, err := os.Open(cf.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := NewReader(f, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			rec, err := r.Next()
-			if err != nil {
-				break
-			}
-			if rec.Kind != KindKey || !IsList(rec.Type) {
-				continue
-			}
-			if _, err := r.Nodes(); err != nil {
-				break
-			}
-			for {
-				n, err := r.NextNode()
-				if err != nil {
-					break
-				}
-				if n.Container == 1 || n.Data == nil || n.Enc == EncInt {
-					continue
-				}
-				raw := n.Data
-				if n.Enc == EncLZF {
-					raw, err = lzf.Decompress(n.Data, len(n.Data), int(n.ULen))
-					if err != nil {
-						t.Fatalf("%s: %v", cf.Path, err)
-					}
-					pre, ok := lzfPrefix(nil, n.Data, blobHead, int(n.ULen))
-					if !ok || len(pre) < min(blobHead, len(raw)) || string(pre) != string(raw[:len(pre)]) {
-						t.Fatalf("%s: LZF prefix %q, stream starts %q", cf.Path, pre, raw[:blobHead])
-					}
-				}
-				header, walked, ok := nodeHeaderAndWalk(rec.Type, raw)
-				if !ok || header != walked {
-					t.Fatalf("%s key %q: header count %d, walk %d (ok %v)", cf.Path, rec.Key, header, walked, ok)
-				}
-				nodes++
-			}
-		}
-		f.Close()
-	}
-	t.Logf("%d nodes checked", nodes)
-}
-
-func nodeHeaderAndWalk(typ byte, b []byte) (int64, int64, bool) {
-	if typ == TypeListQuicklist2 {
-		w, ok := walkListpack(b)
-		return int64(binary.LittleEndian.Uint16(b[4:])), w, ok
-	}
-	w, ok := walkZiplist(b)
-	return int64(binary.LittleEndian.Uint16(b[8:])), w, ok
-}
-
-// TestBlobCounts covers the count helpers on hand-made blobs, including
-// the "unknown count" headers that force a walk.
-func TestBlobCounts(t *testing.T) {
-	lp := func(count uint16, entries ...[]byte) []byte {
-		b := []byte{0, 0, 0, 0, 0, 0}
-		for _, e := range entries {
-			b = append(b, e...)
-			b = append(b, byte(len(e)))
-		}
-		b = append(b, 0xFF)
-		binary.LittleEndian.PutUint32(b, uint32(len(b)))
-		binary.LittleEndian.PutUint16(b[4:], count)
-		return b
-	}
-	zl := func(count uint16, entries ...[]byte) []byte {
-		b := make([]byte, 10)
-		for _, e := range entries {
-			b = append(append(b, 0), e...)
-		}
-		b = append(b, 0xFF)
-		binary.LittleEndian.PutUint16(b[8:], count)
-		return b
-	}
-	str6 := func(s string) []byte { return append([]byte{0x80 | byte(len(s))}, s...) }
-	zstr := func(s string) []byte { return append([]byte{byte(len(s))}, s...) }
-	tests := []struct {
-		name  string
-		kind  blobKind
-		blob  []byte
-		whole bool
-		want  int64
-		ok    bool
-	}{
-		{"listpack header", blobListpack, lp(3, []byte{5}, []byte{6}, str6("abc")), true, 3, true},
-		{"listpack 65535 walked", blobListpack, lp(0xFFFF, []byte{5}, []byte{0xF1, 1, 2}, str6("abc"), []byte{0xC1, 2}), true, 4, true},
-		{"listpack 65535 prefix only", blobListpack, lp(0xFFFF, []byte{5}), false, 0, false},
-		{"listpack bad encoding", blobListpack, lp(0xFFFF, []byte{0xF5}), true, 0, false},
-		{"ziplist header", blobZiplist, zl(2, zstr("a"), []byte{0xF3}), true, 2, true},
-		{"ziplist 65535 walked", blobZiplist, zl(0xFFFF, zstr("a"), []byte{0xF3}, []byte{0xC0, 1, 0}, []byte{0xFE, 9}), true, 4, true},
-		{"intset", blobIntset, []byte{2, 0, 0, 0, 3, 0, 0, 0, 1, 0, 2, 0, 3, 0}, true, 3, true},
-		{"zipmap header", blobZipmap, []byte{1, 1, 'k', 1, 0, 'v', 0xFF}, true, 1, true},
-		{"zipmap 254 walked", blobZipmap, []byte{254, 1, 'k', 1, 0, 'v', 1, 'x', 2, 1, 'a', 'b', 'z', 0xFF}, true, 2, true},
-		{"too short", blobListpack, []byte{7, 0}, true, 0, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got, ok := tc.kind.count(tc.blob, tc.whole)
-			if got != tc.want || ok != tc.ok {
-				t.Fatalf("count = %d, %v; want %d, %v", got, ok, tc.want, tc.ok)
-			}
-		})
-	}
-}
-
-// TestLZFPrefixRandom decodes prefixes of random LZF streams.
-func TestLZFPrefixRandom(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := 0; i < 200; i++ {
-		src := make([]byte, 20+rng.IntN(4000))
-		for j := range src {
-			src[j] = "abcabcxyz"[rng.IntN(9)]
-		}
-		comp := lzfCompressForTest(src)
-		if comp == nil {
-			continue
-		}
-		for _, want := range []int{1, 10, len(src) / 2, len(src)} {
-			got, ok := lzfPrefix(nil, comp, want, len(src))
-			if !ok || len(got) < want || string(got) != string(src[:len(got)]) {
-				t.Fatalf("prefix %d of %d bytes: ok %v, %d bytes", want, len(src), ok, len(got))
-			}
-		}
-		if _, ok := lzfPrefix(nil, comp, len(src), len(src)-1); ok {
-			t.Fatal("decoding past the limit was not refused")
-		}
-	}
-}
-
-// lzfCompressForTest is a tiny greedy LZF encoder (3-byte matches found
-// by a map), enough to make valid streams with back references.
-func lzfCompressForTest(src []byte) []byte {
-	var out, lit []byte
-	flush := func() {
-		for len(lit) > 0 {
-			n := min(len(lit), 32)
-			out = append(append(out, byte(n-1)), lit[:n]...)
-			lit = lit[n:]
-		}
-	}
-	last := map[string]int{}
-	for i := 0; i < len(src); {
-		if i+3 <= len(src) {
-			if j, ok := last[string(src[i:i+3])]; ok && i-j-1 < 8192 {
-				n := 3
-				for i+n < len(src) && n < 264 && src[j+n] == src[i+n] {
-					n++
-				}
-				flush()
-				off := i - j - 1
-				l := n - 2
-				if l < 7 {
-					out = append(out, byte(off>>8)|byte(l<<5), byte(off))
-				} else {
-					out = append(out, byte(off>>8)|7<<5, byte(l-7), byte(off))
-				}
-				for k := i; k < i+n && k+3 <= len(src); k++ {
-					last[string(src[k:k+3])] = k
-				}
-				i += n
-				continue
-			}
-			last[string(src[i:i+3])] = i
-		}
-		lit = append(lit, src[i])
-		i++
-	}
-	flush()
-	return out
 }
 
 // TestSizeHistogram: percentiles from the fixed histogram are within the
@@ -352,15 +147,7 @@ func TestMemoryFormulaMatchesProfiler(t *testing.T) {
 			continue
 		}
 		t.Run(cf.Name, func(t *testing.T) {
-			f, err := os.Open(cf.Path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			r, err := NewReader(f, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := openReader(t, cf.Path)
 			m := newMemProfiler(r.Header(), 1<<30, 1)
 			var formula, profiler int64
 			lists := 0
@@ -372,11 +159,11 @@ func TestMemoryFormulaMatchesProfiler(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if rec.Kind != KindKey || rec.Type != TypeListQuicklist2 {
+				if rec.Kind != rdbio.KindKey || rec.Type != rdbio.TypeListQuicklist2 {
 					continue
 				}
 				count, _ := r.Nodes()
-				buf := AppendLen(nil, count)
+				buf := rdbio.AppendLen(nil, count)
 				var lm listMemory
 				plain := false
 				for {
@@ -412,7 +199,7 @@ func TestMemoryFormulaMatchesProfiler(t *testing.T) {
 // (their length, whether they read as an integer) equal the profiler's
 // result on the decoded value.
 func TestStringMemoryMatchesProfiler(t *testing.T) {
-	m := newMemProfiler(Header{Magic: "REDIS0011", Version: 11}, 1<<20, 1)
+	m := newMemProfiler(rdbio.Header{Magic: "REDIS0011", Version: 11}, 1<<20, 1)
 	for _, tc := range []struct {
 		name, key string
 		stored    []byte // the value as stored
@@ -421,14 +208,14 @@ func TestStringMemoryMatchesProfiler(t *testing.T) {
 		expire    int64
 	}{
 		{"short", "k", append([]byte{1}, 'v'), 1, false, -1},
-		{"300 bytes with TTL", "a-longer-key-name:with:parts", append(AppendLen(nil, 300), make([]byte, 300)...), 300, false, 1700000000000},
+		{"300 bytes with TTL", "a-longer-key-name:with:parts", append(rdbio.AppendLen(nil, 300), make([]byte, 300)...), 300, false, 1700000000000},
 		{"INT16", "n", []byte{0xC1, 0x39, 0x30}, 5, true, -1},
 		{"digits stored raw", "m", append([]byte{14}, "12345678901234"...), 14, true, -1},
 		{"integer key", "12345", append([]byte{3}, "abc"...), 3, false, -1},
-		{"70000 bytes", "big", append(AppendLen(nil, 70000), make([]byte, 70000)...), 70000, false, -1},
+		{"70000 bytes", "big", append(rdbio.AppendLen(nil, 70000), make([]byte, 70000)...), 70000, false, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			want, ok := m.size(TypeString, []byte(tc.key), tc.expire, tc.stored)
+			want, ok := m.size(rdbio.TypeString, []byte(tc.key), tc.expire, tc.stored)
 			if !ok {
 				t.Fatal("profiler refused the value")
 			}
@@ -461,11 +248,11 @@ func TestAnalyzeDamaged(t *testing.T) {
 				for j := 0; j < 1+rng.IntN(3); j++ {
 					d[9+rng.IntN(len(d)-9)] ^= byte(1 + rng.IntN(255))
 				}
-				r, err := NewReader(bytes.NewReader(d), Options{Cap: 1 << 20, IgnoreChecksum: true})
+				r, err := rdbio.NewReader(bytes.NewReader(d), rdbio.Options{Cap: 1 << 20, IgnoreChecksum: true})
 				if err != nil {
 					continue
 				}
-				a, _ := Analyze(r, AnalyzeOptions{MemEvery: 1})
+				a, _ := Analyze(r, Options{MemEvery: 1})
 				if a == nil {
 					t.Fatal("no analysis returned")
 				}

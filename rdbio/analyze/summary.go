@@ -1,9 +1,11 @@
-package rdbio
+package analyze
 
 import (
 	"errors"
 	"io"
 	"sort"
+
+	"github.com/rdbz/rdbz/rdbio"
 )
 
 // Summary is what a file holds, counted in one streaming pass.
@@ -11,7 +13,7 @@ type Summary struct {
 	Magic     string                  `json:"magic"`
 	Version   int                     `json:"version"`
 	Bytes     int64                   `json:"bytes"`
-	Checksum  ChecksumStatus          `json:"checksum"`
+	Checksum  rdbio.ChecksumStatus    `json:"checksum"`
 	Aux       []AuxField              `json:"aux"`
 	Keys      int64                   `json:"keys"`
 	Expires   int64                   `json:"expires"`
@@ -67,23 +69,23 @@ type NodeSummary struct {
 }
 
 // Add counts one node.
-func (s *NodeSummary) Add(n *Node) {
+func (s *NodeSummary) Add(n *rdbio.Node) {
 	s.Nodes++
 	switch n.Enc {
-	case EncRaw:
+	case rdbio.EncRaw:
 		s.Raw++
-	case EncLZF:
+	case rdbio.EncLZF:
 		s.LZF++
-	case EncZstd:
+	case rdbio.EncZstd:
 		s.Zstd++
-	case EncInt:
+	case rdbio.EncInt:
 		s.Int++
 	}
 	if n.Container == 1 {
 		s.Plain++
 	}
 	s.StoredBytes += int64(n.Size)
-	if n.Enc == EncInt {
+	if n.Enc == rdbio.EncInt {
 		s.RawBytes += int64(n.Size)
 	} else {
 		s.RawBytes += int64(n.ULen)
@@ -93,29 +95,33 @@ func (s *NodeSummary) Add(n *Node) {
 // Summarize reads r to the end and counts what it holds. On error it
 // returns what it counted so far with the error. progress, if not nil, is
 // called now and then with the input offset.
-func Summarize(r *Reader, progress func(int64)) (*Summary, error) {
-	h := r.Header()
-	s := &Summary{Magic: h.Magic, Version: h.Version, Types: map[string]*TypeSummary{},
-		dbIndex: map[uint64]*DBSummary{}, DBs: []*DBSummary{}, Aux: []AuxField{}}
+func Summarize(r *rdbio.Reader, progress func(int64)) (*Summary, error) {
+	s := newSummary(r.Header())
 	err := s.finish(r, s.scan(r, progress))
 	return s, err
+}
+
+// newSummary is the empty summary of a file with header h.
+func newSummary(h rdbio.Header) *Summary {
+	return &Summary{Magic: h.Magic, Version: h.Version, Types: map[string]*TypeSummary{},
+		dbIndex: map[uint64]*DBSummary{}, DBs: []*DBSummary{}, Aux: []AuxField{}}
 }
 
 // finish records how a walk ended: where an unknown record stopped it (the
 // rest then only checked for a valid trailer), the checksum status, the
 // bytes read; it sorts the dbs and returns the walk's error, if any.
-func (s *Summary) finish(r *Reader, err error) error {
-	if errors.Is(err, ErrUnsupported) {
-		var e *Error
+func (s *Summary) finish(r *rdbio.Reader, err error) error {
+	if errors.Is(err, rdbio.ErrUnsupported) {
+		var e *rdbio.Error
 		errors.As(err, &e)
 		s.Unwalked = &Unwalked{Offset: e.Offset, Reason: err.Error()}
-		var eof *Record
+		var eof *rdbio.Record
 		if eof, err = r.PassBody(); err == nil {
 			s.Checksum = eof.Checksum
 		}
 	}
-	if errors.Is(err, ErrChecksum) {
-		s.Checksum = ChecksumMismatch
+	if errors.Is(err, rdbio.ErrChecksum) {
+		s.Checksum = rdbio.ChecksumMismatch
 	}
 	s.Bytes = r.Offset()
 	s.Dragonfly = r.Dragonfly()
@@ -123,7 +129,7 @@ func (s *Summary) finish(r *Reader, err error) error {
 	return err
 }
 
-func (s *Summary) scan(r *Reader, progress func(int64)) error {
+func (s *Summary) scan(r *rdbio.Reader, progress func(int64)) error {
 	for n := 0; ; n++ {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -136,32 +142,26 @@ func (s *Summary) scan(r *Reader, progress func(int64)) error {
 			progress(rec.Offset)
 		}
 		switch rec.Kind {
-		case KindKey:
+		case rdbio.KindKey:
 			if err := s.addKey(r, rec); err != nil {
 				return err
 			}
-		case KindAux:
+		case rdbio.KindAux:
 			s.Aux = append(s.Aux, AuxField{string(rec.Name), string(rec.Value)})
-		case KindFunction:
+		case rdbio.KindFunction:
 			s.Functions++
-		case KindModuleAux:
+		case rdbio.KindModuleAux:
 			s.ModuleAux++
-		case KindEOF:
+		case rdbio.KindEOF:
 			s.Checksum = rec.Checksum
 		}
 	}
 }
 
-func (s *Summary) addKey(r *Reader, rec *Record) error {
+func (s *Summary) addKey(r *rdbio.Reader, rec *rdbio.Record) error {
 	start, typ, name := rec.Offset, rec.Type, r.TypeName(rec.Type)
-	db := s.db(rec.DB)
-	db.Keys++
-	s.Keys++
-	if rec.Expire != -1 {
-		db.Expires++
-		s.Expires++
-	}
-	if IsList(typ) {
+	s.countKey(rec)
+	if rdbio.IsList(typ) {
 		if err := s.addNodes(r); err != nil {
 			return err
 		}
@@ -178,12 +178,23 @@ func (s *Summary) addKey(r *Reader, rec *Record) error {
 	return nil
 }
 
-func (s *Summary) addNodes(r *Reader) error {
-	_, err := r.EachNode(func(n *Node) (bool, error) {
+func (s *Summary) addNodes(r *rdbio.Reader) error {
+	_, err := r.EachNode(func(n *rdbio.Node) (bool, error) {
 		s.ListNodes.Add(n)
 		return true, nil
 	})
 	return err
+}
+
+// countKey counts a key record in its database and in the totals.
+func (s *Summary) countKey(rec *rdbio.Record) {
+	db := s.db(rec.DB)
+	db.Keys++
+	s.Keys++
+	if rec.Expire != -1 {
+		db.Expires++
+		s.Expires++
+	}
 }
 
 func (s *Summary) db(n uint64) *DBSummary {

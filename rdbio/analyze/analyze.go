@@ -1,0 +1,427 @@
+package analyze
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/rdbz/rdbz/rdbio"
+)
+
+// Options configure Analyze. The zero value is usable.
+type Options struct {
+	// Top is how many keys and prefixes the rankings keep (default 10).
+	Top int
+	// PrefixSep holds the bytes that end a key prefix (default ":").
+	PrefixSep string
+	// MaxPrefixes bounds the prefixes tracked (default 1000); beyond it
+	// the ranking is approximate (see PrefixStats).
+	MaxPrefixes int
+	// MemCap is the largest serialized value (bytes) that goes through
+	// hdt3213/rdb's memory profiler (default 1 MiB; negative: none).
+	MemCap int
+	// MemEvery: of each type, the first 256 values are profiled, then
+	// one in MemEvery (default 64; 1 profiles every value up to MemCap).
+	MemEvery int
+	// Node, when set, sees every list node as it is read, with its key,
+	// its index in the list and the list's node count. It must not read a
+	// node's payload when Data is nil (over the cap).
+	Node func(key []byte, n *rdbio.Node, index, count uint64) error
+	// Progress, when set, is called now and then with the input offset.
+	Progress func(int64)
+	// Now is the TTL reference when the file has no ctime AUX field
+	// (default time.Now()).
+	Now time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.Top <= 0 {
+		o.Top = 10
+	}
+	if o.PrefixSep == "" {
+		o.PrefixSep = ":"
+	}
+	if o.MaxPrefixes <= 0 {
+		o.MaxPrefixes = 1000
+	}
+	if o.MemCap == 0 {
+		o.MemCap = 1 << 20
+	}
+	if o.MemEvery <= 0 {
+		o.MemEvery = 64
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	return o
+}
+
+// Analyze reads r to the end and describes what the file holds, in one
+// pass and bounded memory (the rankings are of fixed size, prefixes are
+// tracked up to a bound, node sizes go to a fixed histogram). r must have
+// no sink (rdbio.Reader.SetSink): the values Analyze profiles are captured
+// in its place, and list node payloads never reach it. On error it returns what it found so far
+// with the error; a record it cannot walk ends the walk as in Summarize
+// (Unwalked).
+func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
+	opt = opt.withDefaults()
+	h := r.Header()
+	res := &Analysis{
+		Summary:   *newSummary(h),
+		TypeStats: map[string]*TypeStats{}, Biggest: map[string]*KeyInfo{},
+		Rdbz: RdbzInfo{Dicts: []DictInfo{}},
+	}
+	a := &analyzer{r: r, opt: opt, res: res,
+		mem:      newMemProfiler(h, opt.MemCap, opt.MemEvery),
+		prefixes: newPrefixCounter(opt.MaxPrefixes, opt.PrefixSep),
+		compat:   newCompatCollector(),
+		byName:   map[string]*typeSlot{},
+	}
+	a.topB = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Bytes }}
+	a.topE = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Elements }}
+	s := &res.Summary
+	err := s.finish(r, a.scan())
+	if err == nil && s.Unwalked == nil {
+		n, rerr := r.CopyRest(io.Discard)
+		res.TrailingBytes, err = n, rerr
+	}
+	a.finish()
+	return res, err
+}
+
+// typeSlot caches what one value type maps to, so that the per-key path
+// looks nothing up by name.
+type typeSlot struct {
+	name, family string
+	stats        *TypeStats
+	sum          *TypeSummary
+	use          *use
+	seen         int64 // values met (for the profiler's sampling)
+}
+
+// slot returns the cache entry for type typ named name (a type byte's
+// name can change once a file turns out to be Dragonfly's).
+func (a *analyzer) slot(typ byte, name string) *typeSlot {
+	if s := a.types[typ]; s != nil && s.name == name {
+		return s
+	}
+	s := a.byName[name]
+	if s == nil {
+		s = &typeSlot{name: name, family: Family(name)}
+		a.byName[name] = s
+	}
+	a.types[typ] = s
+	return s
+}
+
+// counted returns the slot with its counters, created when its first key
+// is read whole (so that a failed read leaves no empty entry).
+func (a *analyzer) counted(typ byte, s *typeSlot) *typeSlot {
+	if s.stats != nil {
+		return s
+	}
+	res := a.res
+	s.stats = &TypeStats{Family: s.family}
+	res.TypeStats[s.name] = s.stats
+	s.sum = &TypeSummary{}
+	res.Types[s.name] = s.sum
+	s.use = a.compat.typeUse(typ, s.name)
+	return s
+}
+
+// analyzer holds the state of one Analyze pass.
+type analyzer struct {
+	r        *rdbio.Reader
+	opt      Options
+	res      *Analysis
+	mem      *memProfiler
+	capture  captureBuf
+	dec      []byte
+	topB     topKeys
+	topE     topKeys
+	prefixes *prefixCounter
+	compat   *compatCollector
+	ttl      [6]TTLBucket
+	ttlRef   int64
+	ttlSet   bool
+	nodeHist sizeHistogram
+	decHist  sizeHistogram
+	records  int
+	types    [256]*typeSlot
+	byName   map[string]*typeSlot
+}
+
+func (a *analyzer) scan() error {
+	r := a.r
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		a.progress(rec.Offset)
+		switch rec.Kind {
+		case rdbio.KindKey:
+			if err := a.key(rec); err != nil {
+				return err
+			}
+			continue
+		case rdbio.KindAux:
+			a.aux(rec)
+		case rdbio.KindFunction:
+			a.res.Functions++
+		case rdbio.KindModuleAux:
+			a.res.ModuleAux++
+		case rdbio.KindEOF:
+			a.res.Checksum = rec.Checksum
+		}
+		a.compat.op(rec.Op, rec.Offset)
+	}
+}
+
+func (a *analyzer) progress(off int64) {
+	if a.opt.Progress != nil && a.records%4096 == 0 {
+		a.opt.Progress(off)
+	}
+	a.records++
+}
+
+func (a *analyzer) aux(rec *rdbio.Record) {
+	res := a.res
+	name, val := string(rec.Name), string(rec.Value)
+	res.Aux = append(res.Aux, AuxField{name, val})
+	p := &res.Producer
+	switch name {
+	case "redis-ver":
+		p.RedisVer = val
+	case "valkey-ver":
+		p.ValkeyVer = val
+	case "df-ver":
+		p.DflyVer = val
+	case "ctime":
+		p.Ctime, _ = strconv.ParseInt(val, 10, 64)
+	case "used-mem":
+		p.UsedMem, _ = strconv.ParseInt(val, 10, 64)
+	case "aof-base":
+		p.AofBase = val == "1"
+	case rdbio.AuxFormat:
+		res.Rdbz.Compressed, res.Rdbz.Format = true, val
+	case rdbio.AuxDict:
+		d := DictInfo{Bytes: len(rec.Value)}
+		if len(rec.Value) >= 8 {
+			d.ID = binary.LittleEndian.Uint32(rec.Value[4:])
+		}
+		res.Rdbz.Dicts = append(res.Rdbz.Dicts, d)
+	case rdbio.AuxDictID:
+		if id, err := strconv.ParseUint(val, 10, 32); err == nil {
+			res.Rdbz.ExternalDictIDs = append(res.Rdbz.ExternalDictIDs, uint32(id))
+		}
+	}
+}
+
+// keyFacts is what one key's value turned out to hold.
+type keyFacts struct {
+	count  rdbio.ValueInfo
+	mem    int64
+	memHow int8 // memProfiled, memFormula, memRatio
+	zstd   bool // holds rdbz 0xC4 nodes
+}
+
+const (
+	memRatio int8 = iota
+	memProfiled
+	memFormula
+)
+
+func (a *analyzer) key(rec *rdbio.Record) error {
+	r, res := a.r, a.res
+	start, typ, name := rec.Offset, rec.Type, r.TypeName(rec.Type)
+	res.countKey(rec)
+	var kf keyFacts
+	var err error
+	if rdbio.IsList(typ) {
+		kf, err = a.list(rec, typ, name)
+	} else {
+		kf, err = a.value(rec, typ, name)
+	}
+	if err != nil {
+		return err
+	}
+	n := r.Offset() - start
+	sl := a.counted(typ, a.slot(typ, name))
+	sl.sum.Keys++
+	sl.sum.Bytes += n
+	a.account(rec, sl, n, kf)
+	return nil
+}
+
+// value reads a value of any type but the list types, capturing it when
+// it is to be profiled.
+func (a *analyzer) value(rec *rdbio.Record, typ byte, name string) (keyFacts, error) {
+	var w io.Writer // nil: the value is only walked
+	profile := a.mem.want(typ, name, &a.slot(typ, name).seen)
+	if profile {
+		a.capture.reset(a.mem.cap)
+		w = &a.capture
+	}
+	vc, err := a.r.CountValue(w)
+	if err != nil {
+		return keyFacts{}, err
+	}
+	kf := keyFacts{count: vc}
+	// A count larger than the value's bytes is a corrupt header: do not let
+	// the decoder allocate by it.
+	if profile && !a.capture.over && vc.Known && vc.Elements <= int64(len(a.capture.buf)) {
+		if m, ok := a.mem.size(typ, rec.Key, rec.Expire, a.capture.buf); ok {
+			kf.mem, kf.memHow = m, memProfiled
+			return kf, nil
+		}
+	}
+	if typ == rdbio.TypeString && vc.Known {
+		kf.mem, kf.memHow = a.mem.stringMemory(rec.Key, rec.Expire, vc.Elements, vc.Integer), memFormula
+	}
+	return kf, nil
+}
+
+// account adds one key to the statistics and rankings.
+func (a *analyzer) account(rec *rdbio.Record, sl *typeSlot, n int64, kf keyFacts) {
+	res := a.res
+	fam, ts := sl.family, sl.stats
+	ts.Keys++
+	ts.Bytes += n
+	if kf.count.Known {
+		ts.Elements += kf.count.Elements
+	} else {
+		ts.UnknownKeys++
+	}
+	switch kf.memHow {
+	case memProfiled:
+		ts.MemoryBytes += kf.mem
+		ts.Profiled++
+		ts.profiledBytes += n
+		ts.profiledMem += kf.mem
+		res.Memory.Profiled++
+	case memFormula:
+		ts.MemoryBytes += kf.mem
+		res.Memory.Formula++
+	default:
+		ts.ratioBytes += n
+		ts.ratioKeys++
+		res.Memory.Ratio++
+	}
+
+	sl.use.add(rec.Key, true, rec.Offset)
+	if kf.count.Module != "" {
+		a.compat.module(kf.count.Module, rec.Key, rec.Offset)
+	}
+	if kf.zstd {
+		a.compat.zstd.add(rec.Key, true, rec.Offset)
+	}
+
+	if !a.ttlSet {
+		a.ttlSet = true
+		a.res.TTL.Reference, a.ttlRef = "now", a.opt.Now.UnixMilli()
+		if c := res.Producer.Ctime; c > 0 {
+			a.res.TTL.Reference, a.ttlRef = "ctime", c*1000
+		}
+	}
+	b := &a.ttl[ttlBucket(rec.Expire, a.ttlRef)]
+	b.Keys++
+	b.Bytes += n
+
+	a.prefixes.add(rec.Key, n)
+
+	var ki *KeyInfo
+	info := func() KeyInfo {
+		if ki == nil {
+			k, q := keyString(rec.Key)
+			ki = &KeyInfo{DB: rec.DB, Key: k, KeyQuoted: q, Type: sl.name, Family: fam, Bytes: n,
+				Elements: kf.count.Elements, ElementsKnown: kf.count.Known, Expire: rec.Expire}
+		}
+		return *ki
+	}
+	if a.topB.wants(n) {
+		a.topB.add(info())
+	}
+	if fam != "string" && kf.count.Known && a.topE.wants(kf.count.Elements) {
+		a.topE.add(info())
+	}
+	measure := n
+	if countedFamilies[fam] {
+		if !kf.count.Known {
+			return
+		}
+		measure = kf.count.Elements
+	}
+	cur := res.Biggest[fam]
+	switch {
+	case cur == nil || measure > biggestMeasure(cur):
+		k := info()
+		k.Ties = 1
+		res.Biggest[fam] = &k
+	case measure == biggestMeasure(cur):
+		cur.Ties++
+	}
+}
+
+func biggestMeasure(k *KeyInfo) int64 {
+	if countedFamilies[k.Family] {
+		return k.Elements
+	}
+	return k.Bytes
+}
+
+// finish computes what needs the whole file: the memory of keys scaled by
+// ratio, the rankings, percentiles and the compatibility verdicts.
+func (a *analyzer) finish() {
+	res := a.res
+	res.Memory.Cap, res.Memory.Every = max(a.mem.cap, 0), a.mem.every
+	for _, ts := range res.TypeStats {
+		ratio := memNoProfileRatio
+		if ts.profiledBytes > 0 {
+			ratio = float64(ts.profiledMem) / float64(ts.profiledBytes)
+		}
+		ts.MemoryBytes += int64(float64(ts.ratioBytes) * ratio)
+		res.Memory.Bytes += ts.MemoryBytes
+	}
+	res.TopBytes, res.TopElements = a.topB.sorted(), a.topE.sorted()
+	res.Prefixes = PrefixStats{Separators: a.opt.PrefixSep, Tracked: len(a.prefixes.entries),
+		Exact: !a.prefixes.evicted, Top: a.prefixes.top(a.opt.Top)}
+	ls := &res.Lists
+	ls.NodeStored, ls.NodeDecoded = a.nodeHist.percentiles(), a.decHist.percentiles()
+	if ls.StoredBytes > 0 {
+		ls.LZFShare = float64(ls.LZF.Bytes) / float64(ls.StoredBytes)
+	}
+	if !a.ttlSet {
+		res.TTL.Reference = "ctime"
+		res.TTL.ReferenceMs = res.Producer.Ctime * 1000
+	} else {
+		res.TTL.ReferenceMs = a.ttlRef
+	}
+	res.TTL.Buckets = make([]TTLBucket, len(a.ttl))
+	for i, b := range a.ttl {
+		b.Bucket = ttlBucketNames[i]
+		res.TTL.Buckets[i] = b
+	}
+	res.Producer.Name, res.Producer.Version = producerName(a.r.Header(), &res.Producer, a.r.Dragonfly())
+	res.Compat = a.compat.judge(a.r.Header(), &res.Summary)
+}
+
+// producerName tells who wrote the file: Dragonfly (df-ver, or its own
+// types or opcodes), Valkey (valkey-ver or the VALKEY magic), Redis
+// (redis-ver); Dragonfly and Valkey also write a redis-ver.
+func producerName(h rdbio.Header, p *Producer, dfly bool) (string, string) {
+	switch {
+	case p.DflyVer != "" || dfly:
+		return "dragonfly", p.DflyVer
+	case p.ValkeyVer != "" || h.Valkey:
+		return "valkey", p.ValkeyVer
+	case p.RedisVer != "":
+		return "redis", p.RedisVer
+	}
+	return "unknown", ""
+}
