@@ -137,7 +137,7 @@ type analyzer struct {
 	opt      Options
 	res      *Analysis
 	mem      *memProfiler
-	capture  captureBuf
+	capture  rdbio.CappedBuffer
 	dec      []byte
 	topB     topKeys
 	topE     topKeys
@@ -265,7 +265,7 @@ func (a *analyzer) value(rec *rdbio.Record, typ byte, name string) (keyFacts, er
 	var w io.Writer // nil: the value is only walked
 	profile := a.mem.want(typ, name, &a.slot(typ, name).seen)
 	if profile {
-		a.capture.reset(a.mem.cap)
+		a.capture.Reset(a.mem.cap)
 		w = &a.capture
 	}
 	vc, err := a.r.CountValue(w)
@@ -275,8 +275,8 @@ func (a *analyzer) value(rec *rdbio.Record, typ byte, name string) (keyFacts, er
 	kf := keyFacts{count: vc}
 	// A count larger than the value's bytes is a corrupt header: do not let
 	// the decoder allocate by it.
-	if profile && !a.capture.over && vc.Known && vc.Elements <= int64(len(a.capture.buf)) {
-		if m, ok := a.mem.size(typ, rec.Key, rec.Expire, a.capture.buf); ok {
+	if profile && !a.capture.Over && vc.Known && vc.Elements <= int64(len(a.capture.Buf)) {
+		if m, ok := a.mem.size(typ, rec.Key, rec.Expire, a.capture.Buf); ok {
 			kf.mem, kf.memHow = m, memProfiled
 			return kf, nil
 		}

@@ -347,3 +347,70 @@ func (s *sharedServer) do(timeout time.Duration, args ...string) (string, error)
 	}
 	return "", fmt.Errorf("unexpected reply %q to %v", line, args)
 }
+
+// Keys is what the shared redis-server holds after loading a file: per db
+// the live keys and those of them with a TTL, and the live keys by TYPE.
+type Keys struct {
+	PerDB map[uint64][2]int64
+	Types map[string]int64
+}
+
+// LiveKeys loads path into the shared redis-server (as Digest does; keys
+// whose TTL is past are dropped as a master drops them) and counts its keys
+// per db and per type. It needs TestMain as Digest does; a refusal is an
+// *OracleError.
+func LiveKeys(t testing.TB, path string) (*Keys, error) {
+	t.Helper()
+	if !mainRuns.Load() {
+		t.Fatal("rdbiotest.LiveKeys needs TestMain to run the tests through rdbiotest.Main")
+	}
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not installed (apt-get install -y redis-server; .ci/run does it)")
+	}
+	judge.mu.Lock()
+	defer judge.mu.Unlock()
+	out, err := judge.load(bin, path)
+	if err != nil {
+		return nil, err
+	}
+	k := &Keys{PerDB: map[uint64][2]int64{}, Types: map[string]int64{}}
+	var dbs []string
+	for _, l := range strings.Split(out, "\n") {
+		var db uint64
+		var keys, expires int64
+		if n, _ := fmt.Sscanf(l, "db%d:keys=%d,expires=%d", &db, &keys, &expires); n == 3 {
+			k.PerDB[db] = [2]int64{keys, expires}
+			dbs = append(dbs, strconv.FormatUint(db, 10))
+		}
+	}
+	counts, err := judge.do(10*time.Minute, append([]string{"EVAL", countTypes, "0"}, dbs...)...)
+	if err != nil {
+		return nil, fmt.Errorf("counting types: %w", err)
+	}
+	for _, f := range strings.Fields(counts) {
+		name, n, _ := strings.Cut(f, "=")
+		k.Types[name], _ = strconv.ParseInt(n, 10, 64)
+	}
+	return k, nil
+}
+
+// countTypes counts the keys of the dbs named in ARGV by TYPE and returns
+// "type=n ..." (a script: one round trip however many keys).
+const countTypes = `
+local out = {}
+for _, db in ipairs(ARGV) do
+  redis.call('SELECT', db)
+  local cursor = '0'
+  repeat
+    local r = redis.call('SCAN', cursor, 'COUNT', 1000)
+    cursor = r[1]
+    for _, k in ipairs(r[2]) do
+      local t = redis.call('TYPE', k)['ok']
+      out[t] = (out[t] or 0) + 1
+    end
+  until cursor == '0'
+end
+local s = ''
+for t, n in pairs(out) do s = s .. t .. '=' .. n .. ' ' end
+return s`

@@ -1,0 +1,11 @@
+package analyze
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+)
+
+// TestMain stops the redis-server rdbiotest.LiveKeys shares between tests.
+func TestMain(m *testing.M) { os.Exit(rdbiotest.Main(m)) }
