@@ -52,12 +52,12 @@ func runVerify(c *cli.Context) error {
 	}
 	a, err := openInput(pa)
 	if err != nil {
-		return fmt.Errorf("A: %w", err)
+		return fmt.Errorf("input A: %w", err)
 	}
 	defer a.Close()
 	b, err := openInput(pb)
 	if err != nil {
-		return fmt.Errorf("B: %w", err)
+		return fmt.Errorf("input B: %w", err)
 	}
 	defer b.Close()
 	res, err := verify.Verify(a, b, opt)

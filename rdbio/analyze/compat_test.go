@@ -282,7 +282,7 @@ func rdbzFile(t *testing.T) string {
 // are reported.
 func TestAnalyzeRdbzFile(t *testing.T) {
 	a := analyzePath(t, rdbzFile(t))
-	if !a.Rdbz.Compressed || a.Rdbz.Format != "1" || len(a.Rdbz.Dicts) != 1 || a.Rdbz.ZstdNodes == 0 {
+	if !a.Rdbz.Compressed || a.Rdbz.Format != rdbio.FormatVersion || len(a.Rdbz.Dicts) != 1 || a.Rdbz.ZstdNodes == 0 {
 		t.Fatalf("rdbz = %+v", a.Rdbz)
 	}
 	if a.Rdbz.Dicts[0].ID < train.MinID || a.Rdbz.Dicts[0].Bytes == 0 {
