@@ -26,15 +26,27 @@ const (
 	ToRaw
 )
 
-// ParseTarget reads "original", "lzf" or "raw".
+// targetNames are the names ParseTarget reads and String gives.
+var targetNames = [...]string{ToOriginal: "original", ToLZF: "lzf", ToRaw: "raw"}
+
+// String is the target's name.
+func (t Target) String() string {
+	if int(t) < len(targetNames) {
+		return targetNames[t]
+	}
+	return fmt.Sprintf("target(%d)", t)
+}
+
+// ParseTarget reads "original", "lzf" or "raw" ("" is the default,
+// ToOriginal).
 func ParseTarget(s string) (Target, error) {
-	switch s {
-	case "original", "":
+	if s == "" {
 		return ToOriginal, nil
-	case "lzf":
-		return ToLZF, nil
-	case "raw":
-		return ToRaw, nil
+	}
+	for t, name := range targetNames {
+		if s == name {
+			return Target(t), nil
+		}
 	}
 	return 0, fmt.Errorf("%w %q (want original, lzf or raw)", ErrTarget, s)
 }

@@ -97,7 +97,7 @@ func decompressCommand() *cli.Command {
 		Usage:     "turn zstd nodes back into raw or LZF strings that redis-server loads",
 		ArgsUsage: "IN (a path, or - for stdin)",
 		Flags: append(flowFlags(),
-			&cli.StringFlag{Name: "to", Value: "original", Usage: "original (byte-identical to the source), lzf (as Redis saves), raw"},
+			&cli.StringFlag{Name: "to", Value: listcodec.ToOriginal.String(), Usage: "original (byte-identical to the source), lzf (as Redis saves), raw"},
 			&cli.StringSliceFlag{Name: "dict", Usage: "external dictionary file(s) for files compressed with --no-embed"},
 		),
 		Action: runDecompress,
@@ -107,7 +107,7 @@ func decompressCommand() *cli.Command {
 func runDecompress(c *cli.Context) error {
 	to, err := listcodec.ParseTarget(c.String("to"))
 	if err != nil {
-		return err
+		return &usageError{err}
 	}
 	opt := listcodec.DecompressOptions{Flow: flowFrom(c), To: to}
 	for _, p := range c.StringSlice("dict") {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/verify"
@@ -21,7 +20,7 @@ func verifyCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "dict", Usage: "external dictionary file(s), for files compressed with --no-embed"},
 			&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept inputs whose CRC64 does not match"},
-			&cli.IntFlag{Name: "workers", Value: max(1, runtime.NumCPU()/2), Usage: "decompression workers per input"},
+			&cli.IntFlag{Name: "workers", Value: verify.DefaultWorkers(), Usage: "decompression workers per input", Action: inRange("workers", 1, 1024)},
 			capFlag(),
 			&cli.IntFlag{Name: "decode-cap", Value: verify.DefaultDecodeCap,
 				Usage: "stored bytes of one value decoded to be compared; larger values are compared as stored"},

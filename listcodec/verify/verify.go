@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +23,10 @@ import (
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
 )
+
+// DefaultWorkers is the default number of decompression workers per
+// input: the two inputs share the CPUs.
+func DefaultWorkers() int { return max(1, runtime.NumCPU()/2) }
 
 // DefaultDecodeCap is the default Options.DecodeCap.
 const DefaultDecodeCap = 64 << 20

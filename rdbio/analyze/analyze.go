@@ -36,21 +36,30 @@ type Options struct {
 	Now time.Time
 }
 
+// Defaults of Options, which the command line shows and uses.
+const (
+	DefaultTop         = 10
+	DefaultPrefixSep   = ":"
+	DefaultMaxPrefixes = 1000
+	DefaultMemCap      = 1 << 20
+	DefaultMemEvery    = 64
+)
+
 func (o Options) withDefaults() Options {
 	if o.Top <= 0 {
-		o.Top = 10
+		o.Top = DefaultTop
 	}
 	if o.PrefixSep == "" {
-		o.PrefixSep = ":"
+		o.PrefixSep = DefaultPrefixSep
 	}
 	if o.MaxPrefixes <= 0 {
-		o.MaxPrefixes = 1000
+		o.MaxPrefixes = DefaultMaxPrefixes
 	}
 	if o.MemCap == 0 {
-		o.MemCap = 1 << 20
+		o.MemCap = DefaultMemCap
 	}
 	if o.MemEvery <= 0 {
-		o.MemEvery = 64
+		o.MemEvery = DefaultMemEvery
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
