@@ -7,7 +7,6 @@ import (
 	"os"
 	"sort"
 	"text/tabwriter"
-	"time"
 
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/analyze"
@@ -93,32 +92,4 @@ func printInfo(w io.Writer, s *analyze.Summary) {
 	n := s.ListNodes
 	fmt.Fprintf(w, "list nodes %d: raw %d, lzf %d, zstd %d, int %d; plain %d; %d bytes stored, %d decoded\n",
 		n.Nodes, n.Raw, n.LZF, n.Zstd, n.Int, n.Plain, n.StoredBytes, n.RawBytes)
-}
-
-// progress prints "name: N MB" on stderr now and then, when stderr is a
-// terminal.
-type progress struct {
-	name  string
-	on    bool
-	last  time.Time
-	start time.Time
-}
-
-func newProgress(name string) *progress {
-	return &progress{name: name, on: isTerminal(os.Stderr), start: time.Now()}
-}
-
-func (p *progress) offset(off int64) {
-	if !p.on || time.Since(p.last) < 200*time.Millisecond {
-		return
-	}
-	p.last = time.Now()
-	fmt.Fprintf(os.Stderr, "\r%s: %.1f MB read", p.name, float64(off)/1e6)
-}
-
-// done clears the progress line.
-func (p *progress) done() {
-	if p.on && !p.last.IsZero() {
-		fmt.Fprint(os.Stderr, "\r\033[K")
-	}
 }

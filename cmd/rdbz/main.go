@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -69,4 +70,13 @@ func exitInterrupted() {
 	outfile.AbortAll()
 	fmt.Fprintln(os.Stderr, "rdbz: interrupted; removed the partial output")
 	os.Exit(130)
+}
+
+// limitMemory sets the Go runtime's soft memory limit, unless GOMEMLIMIT
+// sets one: without it the heap grows to twice what is live while the
+// dictionary trains, and the process's peak RSS with it.
+func limitMemory(n int64) {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(n)
+	}
 }

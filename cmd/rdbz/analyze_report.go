@@ -1,0 +1,306 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/analyze"
+)
+
+// printAnalysis writes the report for people: aligned tables, human sizes.
+func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
+	a := rep.Analysis
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	line := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
+	line("file", fmt.Sprintf("%s: %s, magic %s (RDB %d), checksum %s", name, size(a.Bytes+a.TrailingBytes), a.Magic, a.Version, a.Checksum))
+	p := a.Producer
+	prod := p.Name
+	if p.Version != "" {
+		prod += " " + p.Version
+	}
+	if p.Name != "redis" && p.RedisVer != "" {
+		prod += fmt.Sprintf(" (redis-ver %s)", p.RedisVer)
+	}
+	if p.Ctime > 0 {
+		prod += ", saved " + time.Unix(p.Ctime, 0).UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	if p.UsedMem > 0 {
+		prod += ", used-mem " + size(p.UsedMem)
+	}
+	if p.AofBase {
+		prod += ", AOF base"
+	}
+	line("producer", prod)
+	for _, x := range a.Aux {
+		switch x.Name {
+		case "redis-ver", "valkey-ver", "df-ver", "ctime", "used-mem", rdbio.AuxDict:
+			continue
+		}
+		v := x.Value
+		if len(v) > 60 {
+			v = fmt.Sprintf("%.40q... (%d bytes)", v, len(v))
+		} else {
+			v = strconv.Quote(v)
+		}
+		line("aux", x.Name+" = "+v)
+	}
+	if a.Rdbz.Compressed {
+		d := fmt.Sprintf("compressed (format %s), %d zstd nodes", a.Rdbz.Format, a.Rdbz.ZstdNodes)
+		for _, x := range a.Rdbz.Dicts {
+			d += fmt.Sprintf(", dictionary %d (%s)", x.ID, size(int64(x.Bytes)))
+		}
+		for _, id := range a.Rdbz.ExternalDictIDs {
+			d += fmt.Sprintf(", external dictionary %d", id)
+		}
+		line("rdbz", d)
+	} else {
+		line("rdbz", "not compressed")
+	}
+	if u := a.Unwalked; u != nil {
+		line("unwalked", fmt.Sprintf("from offset %d: %s (the rest was only checked for a valid trailer)", u.Offset, u.Reason))
+	}
+	line("keys", fmt.Sprintf("%d (%d with expiry), %d functions, memory ≈ %s (%d keys profiled, %d by formula, %d scaled)",
+		a.Keys, a.Expires, a.Functions, size(a.Memory.Bytes), a.Memory.Profiled, a.Memory.Formula, a.Memory.Ratio))
+	tw.Flush()
+
+	section(w, "databases")
+	table(w, []string{"db", "keys", "expires"}, func(row func(...any)) {
+		for _, d := range a.DBs {
+			row(d.DB, d.Keys, d.Expires)
+		}
+	})
+
+	section(w, "types")
+	names := make([]string, 0, len(a.TypeStats))
+	for n := range a.TypeStats {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return a.TypeStats[names[i]].Bytes > a.TypeStats[names[j]].Bytes })
+	table(w, []string{"type", "family", "keys", "bytes", "elements", "memory"}, func(row func(...any)) {
+		for _, n := range names {
+			t := a.TypeStats[n]
+			el := strconv.FormatInt(t.Elements, 10)
+			if t.UnknownKeys > 0 {
+				el += fmt.Sprintf(" (+%d keys unknown)", t.UnknownKeys)
+			}
+			row(n, t.Family, t.Keys, size(t.Bytes), el, size(t.MemoryBytes))
+		}
+	})
+	fmt.Fprintln(w, "  (elements: entries of collections; for strings the value lengths in bytes)")
+
+	section(w, fmt.Sprintf("TTL (relative to %s %s)", a.TTL.Reference, time.UnixMilli(a.TTL.ReferenceMs).UTC().Format("2006-01-02 15:04:05 UTC")))
+	table(w, []string{"ttl", "keys", "bytes"}, func(row func(...any)) {
+		for _, b := range a.TTL.Buckets {
+			row(b.Bucket, b.Keys, size(b.Bytes))
+		}
+	})
+
+	keys := func(title string, ks []analyze.KeyInfo) {
+		section(w, title)
+		table(w, []string{"db", "key", "type", "bytes", "elements", "ttl"}, func(row func(...any)) {
+			for _, k := range ks {
+				row(k.DB, keyText(k), k.Type, size(k.Bytes), elemText(k), expireText(k.Expire, a.TTL.ReferenceMs))
+			}
+		})
+	}
+	keys("biggest keys by serialized bytes", a.TopBytes)
+	keys("biggest keys by element count", a.TopElements)
+
+	section(w, "biggest key per type (as redis-cli --bigkeys: strings by length, collections by elements)")
+	fams := make([]string, 0, len(a.Biggest))
+	for f := range a.Biggest {
+		fams = append(fams, f)
+	}
+	sort.Strings(fams)
+	table(w, []string{"family", "db", "key", "measure", "same size"}, func(row func(...any)) {
+		for _, f := range fams {
+			k := a.Biggest[f]
+			m := size(k.Bytes) + " serialized"
+			switch {
+			case f == "string":
+				m = fmt.Sprintf("%d bytes", k.Elements)
+			case k.ElementsKnown && k.Family != "module":
+				m = fmt.Sprintf("%d elements", k.Elements)
+			}
+			row(f, k.DB, keyText(*k), m, k.Ties)
+		}
+	})
+
+	exact := ""
+	if !a.Prefixes.Exact {
+		exact = fmt.Sprintf(", approximate: %d prefixes tracked", a.Prefixes.Tracked)
+	}
+	section(w, fmt.Sprintf("key prefixes by bytes (up to the first of %q%s)", a.Prefixes.Separators, exact))
+	table(w, []string{"prefix", "keys", "bytes"}, func(row func(...any)) {
+		for _, p := range a.Prefixes.Top {
+			pre := p.Prefix
+			if !p.Quoted {
+				pre = strconv.Quote(pre)
+			}
+			row(shorten(pre), p.Keys, size(p.Bytes))
+		}
+	})
+
+	ls := a.Lists
+	section(w, "lists")
+	if ls.Keys == 0 {
+		fmt.Fprintln(w, "  none")
+	} else {
+		printLists(w, ls)
+	}
+
+	if wi := rep.WhatIf; wi != nil {
+		printWhatIf(w, wi)
+	}
+	printCompat(w, a.Compat)
+}
+
+func printLists(w io.Writer, ls analyze.ListStats) {
+	fmt.Fprintf(w, "  %d keys, %d nodes, %d elements", ls.Keys, ls.Nodes, ls.Elements)
+	if ls.UnknownNodes > 0 {
+		fmt.Fprintf(w, " (+%d nodes not counted)", ls.UnknownNodes)
+	}
+	fmt.Fprintf(w, "; %s stored, %s decoded; %d PLAIN nodes (%s), %d over the cap\n",
+		size(ls.StoredBytes), size(ls.DecodedBytes), ls.Plain.Nodes, size(ls.Plain.Bytes), ls.OverCap)
+	table(w, []string{"stored as", "nodes", "bytes", "share"}, func(row func(...any)) {
+		for _, x := range []struct {
+			n string
+			c analyze.NodeCount
+		}{{"raw", ls.Raw}, {"lzf", ls.LZF}, {"zstd (rdbz)", ls.Zstd}, {"int", ls.Int}} {
+			row(x.n, x.c.Nodes, size(x.c.Bytes), pct(x.c.Bytes, ls.StoredBytes))
+		}
+	})
+	table(w, []string{"node size", "p50", "p90", "p99", "max"}, func(row func(...any)) {
+		for _, x := range []struct {
+			n string
+			p analyze.Percentiles
+		}{{"stored", ls.NodeStored}, {"decoded", ls.NodeDecoded}} {
+			row(x.n, size(x.p.P50), size(x.p.P90), size(x.p.P99), size(x.p.Max))
+		}
+	})
+}
+
+func printCompat(w io.Writer, verdicts []analyze.Compat) {
+	section(w, "compatibility (can the server load the file as it is)")
+	table(w, []string{"server", "loads", "causes"}, func(row func(...any)) {
+		for _, v := range verdicts {
+			loads := "yes"
+			if !v.Loads {
+				loads = "no"
+			} else if len(v.Causes) > 0 {
+				loads = "yes, with losses"
+			}
+			causes := make([]string, 0, len(v.Causes))
+			for _, cs := range v.Causes {
+				causes = append(causes, causeText(cs))
+			}
+			if len(causes) == 0 {
+				causes = append(causes, "-")
+			}
+			for i, cs := range causes {
+				if i == 0 {
+					row(v.Server, loads, cs)
+				} else {
+					row("", "", cs)
+				}
+			}
+		}
+	})
+}
+
+func printWhatIf(w io.Writer, wi *listcodec.WhatIfReport) {
+	how := "estimated from a sample of " + strconv.Itoa(wi.Sample.Nodes) + " nodes (" + size(wi.Sample.StoredBytes) + ")"
+	if wi.Exact {
+		how = "computed on every node"
+	}
+	section(w, "what-if: list node strings under each encoding ("+how+")")
+	n := wi.Nodes
+	table(w, []string{"encoding", "bytes", "vs stored"}, func(row func(...any)) {
+		row("as stored", size(n.Stored), "100.0%")
+		row("raw (rdbcompression no)", size(n.Raw), pct(n.Raw, n.Stored))
+		row("lzf (rdbcompression yes)", size(n.LZF), pct(n.LZF, n.Stored))
+		row("zstd, no dictionary", size(n.Zstd), pct(n.Zstd, n.Stored))
+		if wi.DictBytes > 0 {
+			row(fmt.Sprintf("zstd + dictionary (%s, counted)", size(int64(wi.DictBytes))), size(n.ZstdDict), pct(n.ZstdDict, n.Stored))
+			row("rdbz compress (per-node rules, dictionary not counted)", size(n.Rdbz), pct(n.Rdbz, n.Stored))
+		}
+	})
+	verdict := fmt.Sprintf("  rdbz compress (level %d, min-saving %g, %s sample): %s -> %s (%s)",
+		wi.Settings.Level, wi.Settings.MinSaving, size(wi.Settings.SampleBytes), size(wi.FileBytes),
+		size(wi.RdbzCompressBytes), pct(wi.RdbzCompressBytes, wi.FileBytes))
+	if wi.Unchanged {
+		verdict += "; copied unchanged: " + wi.Note
+	}
+	fmt.Fprintln(w, verdict)
+	if d := wi.Dragonfly; d.DecodedBytes > 0 && wi.DictBytes > 0 {
+		fmt.Fprintf(w, "  Dragonfly list memory with its dictionary mode: %s of node payloads -> ≈ %s (%.0f%% of interior nodes kept compressed)\n",
+			size(d.DecodedBytes), size(d.EstimatedBytes), 100*d.CompressedShare)
+	}
+	if wi.DictBytes > 0 {
+		fmt.Fprintf(w, "  (dictionary trained in %.1fs)\n", wi.TrainSeconds)
+	}
+}
+
+func causeText(cs analyze.Cause) string {
+	s := cs.Cause
+	switch {
+	case cs.FirstKey != nil:
+		k := *cs.FirstKey
+		if !cs.FirstKeyQuoted {
+			k = strconv.Quote(k)
+		}
+		s += fmt.Sprintf(": %d keys, first %s", cs.Keys, k)
+	case cs.Keys > 0:
+		s += fmt.Sprintf(": %d records, first at offset %d", cs.Keys, cs.Offset)
+	}
+	if !cs.Fatal {
+		s += " (loads, dropping them)"
+	}
+	return s
+}
+
+func keyText(k analyze.KeyInfo) string {
+	if k.KeyQuoted {
+		return shorten(k.Key)
+	}
+	return shorten(strconv.Quote(k.Key))
+}
+
+// shorten cuts a quoted key or prefix to fit a table column.
+func shorten(q string) string {
+	if len(q) > 60 {
+		return q[:57] + "..."
+	}
+	return q
+}
+
+func elemText(k analyze.KeyInfo) string {
+	if !k.ElementsKnown {
+		return "?"
+	}
+	if k.Family == "string" {
+		return fmt.Sprintf("%d B", k.Elements)
+	}
+	return strconv.FormatInt(k.Elements, 10)
+}
+
+// expireText is the time a key has left at the reference time.
+func expireText(ms, ref int64) string {
+	if ms == -1 {
+		return "-"
+	}
+	d := time.Duration(ms-ref) * time.Millisecond
+	switch {
+	case d <= 0:
+		return "expired"
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return d.Round(time.Second).String()
+}
