@@ -190,44 +190,87 @@ func u16Count(b []byte, off, min int, whole bool, walk func([]byte) (int64, bool
 // walkListpack counts listpack entries one by one up to the 0xFF end byte.
 func walkListpack(b []byte) (int64, bool) {
 	var n int64
-	p := 6
-	for p < len(b) {
-		c := b[p]
-		var size int // encoding + data
-		switch {
-		case c == 0xFF:
-			return n, p == len(b)-1
-		case c&0x80 == 0: // 7-bit uint
-			size = 1
-		case c&0xC0 == 0x80: // 6-bit string length
-			size = 1 + int(c&0x3F)
-		case c&0xE0 == 0xC0: // 13-bit int
-			size = 2
-		case c&0xF0 == 0xE0: // 12-bit string length
-			if p+1 >= len(b) {
-				return 0, false
-			}
-			size = 2 + (int(c&0x0F)<<8 | int(b[p+1]))
-		case c == 0xF0: // 32-bit string length
-			if p+5 > len(b) {
-				return 0, false
-			}
-			size = 5 + int(binary.LittleEndian.Uint32(b[p+1:]))
-		case c == 0xF1:
-			size = 3
-		case c == 0xF2:
-			size = 4
-		case c == 0xF3:
-			size = 5
-		case c == 0xF4:
-			size = 9
-		default:
-			return 0, false
+	if !eachListpackEntry(b, func(lpEntry) bool { n++; return true }) {
+		return 0, false
+	}
+	return n, true
+}
+
+// lpEntry is one listpack entry: an integer (isInt, v) or a string.
+type lpEntry struct {
+	isInt bool
+	v     int64
+	str   []byte
+}
+
+// eachListpackEntry calls fn with each entry of the listpack b until fn
+// returns false; it reports whether b is well formed (entries within b,
+// ending with the 0xFF byte at its end) as far as it was walked.
+func eachListpackEntry(b []byte, fn func(lpEntry) bool) bool {
+	for p := 6; p < len(b); {
+		if b[p] == 0xFF {
+			return p == len(b)-1
+		}
+		e, size, ok := lpDecode(b[p:])
+		if !ok {
+			return false
 		}
 		p += size + backlenSize(size)
-		n++
+		if p > len(b) || !fn(e) {
+			return p <= len(b)
+		}
 	}
-	return 0, false
+	return false
+}
+
+// lpDecode decodes the entry at the start of b and returns it with the
+// size of its encoding and data (not its back-length).
+func lpDecode(b []byte) (lpEntry, int, bool) {
+	c := b[0]
+	le := func(n int) (int64, bool) { // an n-byte little-endian signed integer
+		if len(b) < 1+n {
+			return 0, false
+		}
+		var u uint64
+		for i := n; i >= 1; i-- {
+			u = u<<8 | uint64(b[i])
+		}
+		shift := 64 - 8*uint(n)
+		return int64(u<<shift) >> shift, true
+	}
+	str := func(head, n int) (lpEntry, int, bool) {
+		if n < 0 || len(b) < head+n {
+			return lpEntry{}, 0, false
+		}
+		return lpEntry{str: b[head : head+n]}, head + n, true
+	}
+	switch {
+	case c&0x80 == 0: // 7-bit uint
+		return lpEntry{isInt: true, v: int64(c)}, 1, true
+	case c&0xC0 == 0x80: // 6-bit string length
+		return str(1, int(c&0x3F))
+	case c&0xE0 == 0xC0: // 13-bit int
+		if len(b) < 2 {
+			return lpEntry{}, 0, false
+		}
+		v := int64(c&0x1F)<<8 | int64(b[1])
+		return lpEntry{isInt: true, v: v << 51 >> 51}, 2, true
+	case c&0xF0 == 0xE0: // 12-bit string length
+		if len(b) < 2 {
+			return lpEntry{}, 0, false
+		}
+		return str(2, int(c&0x0F)<<8|int(b[1]))
+	case c == 0xF0: // 32-bit string length
+		if len(b) < 5 {
+			return lpEntry{}, 0, false
+		}
+		return str(5, int(binary.LittleEndian.Uint32(b[1:])))
+	case c >= 0xF1 && c <= 0xF4: // 16, 24, 32, 64-bit int
+		n := [...]int{2, 3, 4, 8}[c-0xF1]
+		v, ok := le(n)
+		return lpEntry{isInt: true, v: v}, 1 + n, ok
+	}
+	return lpEntry{}, 0, false
 }
 
 // backlenSize is the size of a listpack entry's back-length field.

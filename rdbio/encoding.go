@@ -103,6 +103,7 @@ func (r *Reader) strHeader() (strHead, error) {
 		return strHead{}, err
 	}
 	if !special {
+		r.noteLen(n)
 		return strHead{enc: EncRaw, size: n, ulen: n}, nil
 	}
 	switch n {
@@ -121,6 +122,10 @@ func (r *Reader) strHeader() (strHead, error) {
 		if clen == 0 {
 			return strHead{}, fmt.Errorf("%w: LZF string with 0 compressed bytes", ErrCorrupt)
 		}
+		if !lzfCanDecode(clen, ulen) {
+			return strHead{}, fmt.Errorf("%w: LZF string of %d bytes cannot decode to the %d it claims", ErrCorrupt, clen, ulen)
+		}
+		r.noteLen(ulen)
 		return strHead{enc: EncLZF, size: clen, ulen: ulen}, nil
 	case EncodingZstd:
 		flags, err := r.in.byte()
@@ -135,13 +140,45 @@ func (r *Reader) strHeader() (strHead, error) {
 		if err != nil {
 			return strHead{}, err
 		}
+		r.noteLen(ulen)
 		return strHead{enc: EncZstd, size: clen, ulen: ulen, flags: flags}, nil
 	}
 	return strHead{}, fmt.Errorf("%w: unknown string encoding 0x%02x", ErrCorrupt, 0xC0|n)
 }
 
-// skipString consumes a string of any encoding.
+// noteLen keeps the largest decoded length of a string in the value being
+// walked (ValueInfo.MaxStringLen).
+func (r *Reader) noteLen(n uint64) {
+	r.maxLen = max(r.maxLen, n)
+}
+
+// lzfCanDecode reports whether an LZF stream of clen bytes can decode to
+// ulen bytes (LZFMaxDecoded, without overflow).
+func lzfCanDecode(clen, ulen uint64) bool {
+	return ulen <= lzfMaxRef || (ulen-lzfMaxRef+lzfMaxRatio-1)/lzfMaxRatio <= clen
+}
+
+// valueStrHeader reads the prefix of a string inside a value that is not a
+// list node: rdbz's 0xC4 encoding is not allowed there.
+func (r *Reader) valueStrHeader() (strHead, error) {
+	h, err := r.strHeader()
+	if err == nil && h.enc == EncZstd {
+		err = fmt.Errorf("%w: zstd string (0xC4) outside a list node", ErrCorrupt)
+	}
+	return h, err
+}
+
+// skipString consumes a string of a value that is not a list node.
 func (r *Reader) skipString() error {
+	h, err := r.valueStrHeader()
+	if err != nil {
+		return err
+	}
+	return r.in.skip(h.size)
+}
+
+// skipNodeString consumes a list node string (rdbz's 0xC4 allowed).
+func (r *Reader) skipNodeString() error {
 	h, err := r.strHeader()
 	if err != nil {
 		return err

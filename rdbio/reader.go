@@ -130,6 +130,7 @@ type Reader struct {
 	dec     []byte    // decoded blob headers (blobBody, NodeElements)
 	head    prefixBuf // the header of a node over the cap (NodeElements)
 	pending uint64    // payload bytes of the last node not yet read
+	maxLen  uint64    // the largest decoded string length seen (ValueInfo.MaxStringLen)
 	sink    io.Writer // the caller's sink
 	err     error     // sticky
 

@@ -1,12 +1,27 @@
 package rdbio
 
+import "fmt"
+
 // walkStream walks a stream value of any version (rdb-format.md §4.1):
 // v1 = 15, v2 = 19, v3 = 21, v4 = 26, v5 = 27. Its element count is the
 // stream's length field (as XLEN).
-func (r *Reader) walkStream(t byte) (ValueInfo, error) {
+//
+// With count set it also checks each listpack within the cap: a decoder
+// sizes its allocations by the counts of a listpack's master entry, which
+// must not claim more entries than the listpack holds.
+func (r *Reader) walkStream(t byte, count bool) (ValueInfo, error) {
 	v := streamVersion(t)
 	// nodes: master id, listpack
-	if err := r.each(func() error { return skipN(2, r.skipString) }); err != nil {
+	listpack := r.skipString
+	if count {
+		listpack = r.checkStreamListpack
+	}
+	if err := r.each(func() error {
+		if err := r.skipString(); err != nil {
+			return err
+		}
+		return listpack()
+	}); err != nil {
 		return ValueInfo{}, err
 	}
 	length, err := r.readLen()
@@ -113,4 +128,50 @@ func (r *Reader) skipIdmp() error {
 		return err
 	}
 	return r.skipLens(2)
+}
+
+// checkStreamListpack reads one listpack of a stream (when it is within the
+// cap) and checks its master entry: count, deleted and the number of
+// master fields, each at most the entries the listpack holds.
+func (r *Reader) checkStreamListpack() error {
+	h, err := r.valueStrHeader()
+	if err != nil {
+		return err
+	}
+	var lp []byte
+	switch {
+	case h.size > uint64(r.opt.Cap) || h.ulen > uint64(r.opt.Cap):
+		return r.in.skip(h.size)
+	case h.enc == EncRaw:
+		if r.dec, err = r.in.appendN(r.dec[:0], h.size); err != nil {
+			return err
+		}
+		lp = r.dec
+	case h.enc == EncLZF:
+		if r.scratch, err = r.in.appendN(r.scratch[:0], h.size); err != nil {
+			return err
+		}
+		if r.dec, err = LZFDecode(r.dec, r.scratch, int(h.ulen)); err != nil {
+			return fmt.Errorf("%w: stream listpack: %v", ErrCorrupt, err)
+		}
+		lp = r.dec
+	default:
+		return r.in.skip(h.size)
+	}
+	var head []int64
+	entries := int64(0)
+	ok := eachListpackEntry(lp, func(e lpEntry) bool {
+		if len(head) < 3 {
+			if !e.isInt || e.v < 0 {
+				return false
+			}
+			head = append(head, e.v)
+		}
+		entries++
+		return true
+	})
+	if !ok || len(head) < 3 || head[0] > entries || head[1] > entries || head[2] > entries {
+		return fmt.Errorf("%w: stream listpack whose master entry claims more than its %d entries", ErrCorrupt, entries)
+	}
+	return nil
 }

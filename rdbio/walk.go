@@ -23,6 +23,10 @@ type ValueInfo struct {
 	Integer bool
 	// Module is the module type name of a module value (see ModuleName).
 	Module string
+	// MaxStringLen is the largest decoded length that a string of the
+	// value claims (LZF and zstd strings say it before their payload), so
+	// that a decoder handed the value can be spared one over its limits.
+	MaxStringLen uint64
 }
 
 // CopyValue sends the rest of the current key's value, as stored, to w
@@ -45,10 +49,12 @@ func (r *Reader) CountValue(w io.Writer) (ValueInfo, error) {
 // walkPending walks the rest of the current key's value with its bytes sent
 // to w; count says whether to read blob headers and string contents.
 func (r *Reader) walkPending(w io.Writer, count bool) (info ValueInfo, err error) {
+	r.maxLen = 0
 	err = r.divert(w, "value", func() (err error) {
 		info, err = r.finishValue(count)
 		return err
 	})
+	info.MaxStringLen = r.maxLen
 	return info, err
 }
 
@@ -117,7 +123,7 @@ func (r *Reader) walkValue(t byte, count bool) (ValueInfo, error) {
 		r.nodes = n
 		return r.walkNodes(count)
 	case TypeStreamListpacks, TypeStream2, TypeStream3, TypeStream4, TypeStream5:
-		return r.walkStream(t)
+		return r.walkStream(t, count)
 	}
 	if isDflyType(t, r.hdr, r.dfly) {
 		return r.walkDflyValue(t)
@@ -140,7 +146,7 @@ func (r *Reader) walkNodes(count bool) (ValueInfo, error) {
 			container = c
 		}
 		if !count {
-			if err := r.skipString(); err != nil {
+			if err := r.skipNodeString(); err != nil {
 				return ValueInfo{}, err
 			}
 			continue
@@ -170,7 +176,7 @@ func (r *Reader) walkNodes(count bool) (ValueInfo, error) {
 // stringInfo walks a string value and tells its decoded length and whether
 // it is an integer.
 func (r *Reader) stringInfo() (ValueInfo, error) {
-	h, err := r.strHeader()
+	h, err := r.valueStrHeader()
 	if err != nil {
 		return ValueInfo{}, err
 	}
@@ -217,7 +223,7 @@ func (r *Reader) walkBlob(kind Blob, per int64, count bool) (ValueInfo, error) {
 	if !count {
 		return ValueInfo{}, r.skipString()
 	}
-	h, err := r.strHeader()
+	h, err := r.valueStrHeader()
 	if err != nil {
 		return ValueInfo{}, err
 	}

@@ -37,6 +37,7 @@ func runVerify(c *cli.Context) error {
 	if pa == "-" && pb == "-" {
 		return errors.New("verify: only one input can be - (stdin)")
 	}
+	limitMemory(verifyMemory)
 	opt := verify.Options{
 		Flow: listcodec.Flow{Workers: c.Int("workers"), Cap: c.Int("cap"),
 			IgnoreChecksum: c.Bool("ignore-checksum")},
@@ -80,3 +81,8 @@ func printSame(w io.Writer, res *verify.Result) {
 		fmt.Fprintln(w, "  and the rest of the files from a record rdbz cannot walk is byte-identical")
 	}
 }
+
+// verifyMemory is the heap verify aims to stay within (the Go runtime's
+// soft limit): two inputs' decompression queues and decode captures with
+// what decoding them takes.
+const verifyMemory = 96 << 20

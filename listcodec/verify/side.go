@@ -213,10 +213,11 @@ func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error
 		w = s.tee
 	}
 	var err error
+	var info rdbio.ValueInfo
 	if rdbio.IsList(rec.Type) {
 		err = s.listValue(r, w)
 	} else {
-		err = r.CopyValue(w)
+		info, err = r.CountValue(w)
 	}
 	if err != nil {
 		if !errors.Is(err, rdbio.ErrUnsupported) {
@@ -234,9 +235,7 @@ func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error
 	if e.why != "" {
 		return e, nil
 	}
-	if s.capt.Over {
-		e.why = fmt.Sprintf("values over the decode cap (%d bytes)", s.v.opt.DecodeCap)
-	} else {
+	if e.why = s.undecodable(info, rec.Type, len(s.capt.Buf)-head); e.why == "" {
 		e.why = s.sem.decode(s.capt.Buf, head, s.nodes, e)
 	}
 	// Drop a large buffer after use.
@@ -244,6 +243,24 @@ func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error
 		s.capt.Buf = nil
 	}
 	return e, nil
+}
+
+// undecodable says why a value of n stored bytes is not handed to the
+// decoder, which sizes what it allocates by the counts and lengths the
+// value claims: over the decode cap, a string that claims to decode to
+// more than the cap, or more elements than the bytes can hold. "" when it
+// may be decoded.
+func (s *side) undecodable(info rdbio.ValueInfo, typ byte, n int) string {
+	limit := s.v.opt.DecodeCap
+	switch {
+	case s.capt.Over:
+		return fmt.Sprintf("values over the decode cap (%d bytes)", limit)
+	case info.MaxStringLen > uint64(limit):
+		return fmt.Sprintf("values with a string that claims over the decode cap (%d bytes)", limit)
+	case typ != rdbio.TypeString && info.Known && info.Elements > int64(n):
+		return "values that claim more elements than their bytes hold"
+	}
+	return ""
 }
 
 // listValue sends a list value's stored bytes to w, as CopyValue would, but

@@ -29,7 +29,11 @@ import (
 func DefaultWorkers() int { return max(1, runtime.NumCPU()/2) }
 
 // DefaultDecodeCap is the default Options.DecodeCap.
-const DefaultDecodeCap = 64 << 20
+const DefaultDecodeCap = 8 << 20
+
+// DefaultQueueBytes bounds the bytes in flight in each input's
+// decompression (Options.Flow.QueueBytes when 0): two of them run.
+const DefaultQueueBytes = 4 << 20
 
 // Options configure Verify.
 type Options struct {
@@ -100,7 +104,8 @@ func (d *Difference) String() string {
 // canonical form (list elements in order; hash fields, set members and
 // sorted-set members sorted; stream messages, groups, consumers and
 // pending entries). Otherwise (RDB versions or types that decoder does not
-// know, module values, values over DecodeCap) the key is compared byte-wise:
+// know, module values, values over DecodeCap, values whose counts or string
+// lengths claim more than their bytes can hold) the key is compared byte-wise:
 // its type byte and its stored value bytes after decompression to raw
 // nodes, which tells a file and its rdbz-compressed form apart from a
 // different file, but calls two encodings of the same data different.
@@ -110,6 +115,9 @@ func (d *Difference) String() string {
 func Verify(a, b io.Reader, opt Options) (*Result, error) {
 	if opt.DecodeCap <= 0 {
 		opt.DecodeCap = DefaultDecodeCap
+	}
+	if opt.QueueBytes <= 0 {
+		opt.QueueBytes = DefaultQueueBytes
 	}
 	v := &verifier{opt: opt, stop: make(chan struct{}), res: &Result{}, why: map[string]bool{}}
 	sa, sb := v.start("A", a), v.start("B", b)

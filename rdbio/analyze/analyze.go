@@ -282,9 +282,11 @@ func (a *analyzer) value(rec *rdbio.Record, typ byte, name string) (keyFacts, er
 		return keyFacts{}, err
 	}
 	kf := keyFacts{count: vc}
-	// A count larger than the value's bytes is a corrupt header: do not let
-	// the decoder allocate by it.
-	if profile && !a.capture.Over && vc.Known && vc.Elements <= int64(len(a.capture.Buf)) {
+	// A count larger than the value's bytes is a corrupt header, and a
+	// string that claims to decode to more than the profiling cap is not
+	// worth decoding: do not let the decoder allocate by either.
+	if profile && !a.capture.Over && vc.Known && vc.Elements <= int64(len(a.capture.Buf)) &&
+		vc.MaxStringLen <= uint64(a.mem.cap) {
 		if m, ok := a.mem.size(typ, rec.Key, rec.Expire, a.capture.Buf); ok {
 			kf.mem, kf.memHow = m, memProfiled
 			return kf, nil
