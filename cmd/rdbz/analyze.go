@@ -1,8 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/rdbz/rdbz/listcodec"
@@ -80,15 +80,14 @@ func runAnalyze(c *cli.Context) error {
 			ChecksumDisabled: a.Checksum == rdbio.ChecksumDisabled})
 	}
 	prog.done()
+	var rerr error
 	if c.Bool("json") {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if jerr := enc.Encode(rep); jerr != nil && err == nil {
-			err = jerr
-		}
+		rerr = reportJSON(rep)
 	} else {
-		printAnalysis(os.Stdout, c.Args().First(), &rep)
+		rerr = report(func(w io.Writer) { printAnalysis(w, c.Args().First(), &rep) })
+	}
+	if err == nil {
+		err = rerr
 	}
 	return err
 }

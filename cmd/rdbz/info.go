@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"text/tabwriter"
 
@@ -44,14 +42,14 @@ func runInfo(c *cli.Context) error {
 	if s.Checksum == rdbio.ChecksumMismatch && err == nil {
 		err = fmt.Errorf("checksum mismatch")
 	}
+	var rerr error
 	if c.Bool("json") {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(s); jerr != nil && err == nil {
-			err = jerr
-		}
+		rerr = reportJSON(s)
 	} else {
-		printInfo(os.Stdout, s)
+		rerr = report(func(w io.Writer) { printInfo(w, s) })
+	}
+	if err == nil {
+		err = rerr
 	}
 	return err
 }

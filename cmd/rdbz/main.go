@@ -26,6 +26,7 @@ import (
 const interruptGrace = time.Second
 
 func main() {
+	guardStdio()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stop()
 	go func() {

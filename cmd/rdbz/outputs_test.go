@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -94,5 +95,25 @@ func TestDumpSamplesNoFollow(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep" {
 		t.Fatalf("the linked file was written: %q", b)
+	}
+}
+
+// TestWriteErrorsFail: a report or an output that cannot be written (a full
+// device, a closed stdout) is exit 1 with a message, never a silent 0.
+func TestWriteErrorsFail(t *testing.T) {
+	for _, args := range [][]string{
+		{"info", small}, {"info", "--json", small}, {"analyze", "--sample-bytes", "0", small},
+		{"decompress", "-o", "-", small}, {"verify", small, small},
+	} {
+		for _, redirect := range []string{"> /dev/full", ">&-"} {
+			cmd := exec.Command("sh", append([]string{"-c", `"$0" "$@" ` + redirect, rdbzBin}, args...)...)
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "write") {
+				t.Errorf("%v %s: %v, stderr %q; want exit 1 naming the write", args, redirect, err, stderr.String())
+			}
+		}
 	}
 }

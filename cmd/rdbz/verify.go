@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/verify"
@@ -67,8 +66,7 @@ func runVerify(c *cli.Context) error {
 	if res.Diff != nil {
 		return fmt.Errorf("files differ: %s", res.Diff)
 	}
-	printSame(os.Stdout, res)
-	return nil
+	return report(func(w io.Writer) { printSame(w, res) })
 }
 
 // printSame prints the result of two inputs found the same.
