@@ -196,6 +196,9 @@ func TestCraftedInputs(t *testing.T) {
 		t.Skip("builds 12 MB and 1 GiB-decoding inputs; skipped with -short")
 	}
 	dir := t.TempDir()
+	if keep := os.Getenv("RDBZ_CRAFTED_DIR"); keep != "" {
+		dir = keep // keep the files, to run other builds on them
+	}
 	for name, data := range craftedFiles(t) {
 		in := filepath.Join(dir, name+".rdb")
 		if err := os.WriteFile(in, data, 0o644); err != nil {
