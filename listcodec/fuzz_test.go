@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
@@ -38,6 +40,7 @@ func FuzzRoundTrip(f *testing.F) {
 	fuzzSeeds(f)
 	d := testDict(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer watchdog(t)()
 		opt := DefaultCompressOptions()
 		opt.Flow, opt.Dict = fuzzFlow, d
 		var comp bytes.Buffer
@@ -83,6 +86,7 @@ func FuzzDecompressNode(f *testing.F) {
 	f.Add(byte(0), uint64(len(node)), codec.Compress(nil, node))
 	f.Add(byte(1), uint64(1<<40), codec.Compress(nil, node))
 	f.Fuzz(func(t *testing.T, flags byte, ulen uint64, frame []byte) {
+		defer watchdog(t)()
 		var buf bytes.Buffer
 		w, err := rdbio.NewWriter(&buf, rdbio.Header{Magic: "REDIS0011", Version: 11})
 		if err != nil {
@@ -111,6 +115,7 @@ func FuzzDecodeLZFNode(f *testing.F) {
 	f.Add(uint64(1<<40), z)
 	d := testDict(f)
 	f.Fuzz(func(t *testing.T, ulen uint64, stream []byte) {
+		defer watchdog(t)()
 		var buf bytes.Buffer
 		w, _ := rdbio.NewWriter(&buf, rdbio.Header{Magic: "REDIS0011", Version: 11})
 		w.Write([]byte{rdbio.TypeListQuicklist2})
@@ -123,4 +128,15 @@ func FuzzDecodeLZFNode(f *testing.F) {
 		Compress(&bytes.Buffer{}, bytes.NewReader(buf.Bytes()), opt)
 		Decompress(&bytes.Buffer{}, bytes.NewReader(buf.Bytes()), DecompressOptions{Flow: fuzzFlow, To: ToRaw})
 	})
+}
+
+// watchdog fails the test with every goroutine's stack when the input takes
+// longer than 20 s (a hang); call the function it returns when done.
+func watchdog(t *testing.T) func() {
+	timer := time.AfterFunc(20*time.Second, func() {
+		buf := make([]byte, 1<<20)
+		n := runtime.Stack(buf, true)
+		panic("input hangs:\n" + string(buf[:n]))
+	})
+	return func() { timer.Stop() }
 }
