@@ -232,6 +232,9 @@ func gateSizes(d *Dict, samples []NodeSample, opt CompressOptions) (before, afte
 // trainFromFile samples nodes uniformly over the whole file (a first
 // pass), trains, and rewinds the file.
 func trainFromFile(ctx context.Context, f seekFile, opt CompressOptions) (*Dict, string, error) {
+	if err := refuseCompressed(f, opt.Flow); err != nil {
+		return nil, "", err
+	}
 	ns := newNodeSampler(opt.Train.SampleBytes, opt.Train.Seed)
 	if err := ns.addAll(ctx, f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, false); err != nil {
 		return nil, "", fmt.Errorf("sampling pass: %w", err)
@@ -244,6 +247,19 @@ func trainFromFile(ctx context.Context, f seekFile, opt CompressOptions) (*Dict,
 		return nil, "", fmt.Errorf("rewind input: %w", err)
 	}
 	return d, note, nil
+}
+
+// refuseCompressed fails when the file's first record is rdbz's marker
+// (FORMAT.md puts it first), and rewinds the file.
+func refuseCompressed(f seekFile, flow Flow) error {
+	r, err := rdbio.NewReader(f, rdbio.Options{Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum})
+	if err == nil {
+		if rec, err := r.Next(); err == nil && rec.Kind == rdbio.KindAux && string(rec.Name) == rdbio.AuxFormat {
+			return errAlreadyCompressed(rec)
+		}
+	}
+	_, err = f.Seek(0, io.SeekStart)
+	return err
 }
 
 // addAll samples the list nodes of an RDB stream: all of them, or only
