@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,6 +18,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
 // Crafted inputs (issue 9): files built in code that claim huge lengths or
@@ -274,4 +279,54 @@ func runCrafted(t *testing.T, in string, args []string) int {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// TestManyNodesAtTheCap: sixty list nodes of nearly 16 MiB each (each within
+// the cap) are compressed and decompressed within craftedRSS whatever the
+// number of workers: the in-flight budget counts decoded bytes and workers
+// drop large buffers. About 1 GB on disk: RDBZ_LONG=1 only.
+func TestManyNodesAtTheCap(t *testing.T) {
+	if os.Getenv("RDBZ_LONG") == "" {
+		t.Skip("writes a 1 GB file; RDBZ_LONG=1 runs it")
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.rdb")
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	w, err := rdbio.NewWriter(bw, rdbio.Header{Magic: "REDIS0011", Version: 11})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte{rdbio.TypeListQuicklist2})
+	w.WriteString([]byte("big"))
+	w.WriteLen(60)
+	r := rand.New(rand.NewPCG(60, 16))
+	for i := 0; i < 60; i++ {
+		w.WriteNode(1, rdbio.EncRaw, 0, 0, rdbiotest.JSONish(r, rdbio.DefaultCap-64))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(bw.Flush(), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	dict := filepath.Join("..", "..", "testdata", "test.dict")
+	comp := filepath.Join(dir, "c.rdbz")
+	for _, workers := range []string{"2", "64"} {
+		for _, args := range [][]string{
+			{"compress", "--workers", workers, "--dict", dict, "-f", "-o", comp, in},
+			{"decompress", "--workers", workers, "--to", "lzf", "-o", "OUT", comp},
+		} {
+			args := slices.Clone(args)
+			for i, a := range args {
+				if a == "OUT" {
+					args[i] = filepath.Join(t.TempDir(), "out")
+				}
+			}
+			t.Run(args[0]+"-"+workers, func(t *testing.T) { runCrafted(t, comp, args) })
+		}
+	}
 }
