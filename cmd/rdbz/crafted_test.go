@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/rdbio"
@@ -246,7 +248,11 @@ func runCrafted(t *testing.T, in string, args []string) int {
 	cmd.Stdin = stdin
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	hwm := watchHWM(cmd.Process.Pid)
+	err := cmd.Wait()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
@@ -254,7 +260,13 @@ func runCrafted(t *testing.T, in string, args []string) int {
 		t.Fatal(err)
 	}
 	msg := stderr.String()
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	// The child's own high-water mark, read while it ran; for a run too
+	// short to be read, its rusage, which also counts the pages it shared
+	// with this process before the exec: an upper bound.
+	rss := <-hwm
+	if rss == 0 {
+		rss = cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	}
 	t.Logf("exit %d, peak RSS %d MiB: %s", code, rss>>20, strings.TrimSpace(firstLine(msg)))
 	switch {
 	case code != 0 && code != 1:
@@ -329,4 +341,38 @@ func TestManyNodesAtTheCap(t *testing.T) {
 			t.Run(args[0]+"-"+workers, func(t *testing.T) { runCrafted(t, comp, args) })
 		}
 	}
+}
+
+// watchHWM polls the VmHWM (peak RSS) of a running process, once it runs
+// rdbz (before its exec it shares this process's memory), until it is
+// gone and sends the last value read, in bytes (0 if none was).
+func watchHWM(pid int) <-chan int64 {
+	out := make(chan int64, 1)
+	proc := "/proc/" + strconv.Itoa(pid)
+	go func() {
+		var last int64
+		for {
+			if exe, _ := os.Readlink(proc + "/exe"); exe != rdbzBin {
+				if _, err := os.Stat(proc); err != nil {
+					break
+				}
+				time.Sleep(time.Millisecond)
+				continue
+			}
+			b, err := os.ReadFile(proc + "/status")
+			if err != nil {
+				break
+			}
+			_, rest, ok := strings.Cut(string(b), "VmHWM:")
+			if !ok { // a zombie: the process has ended
+				break
+			}
+			var kb int64
+			fmt.Sscan(rest, &kb)
+			last = max(last, kb<<10)
+			time.Sleep(10 * time.Millisecond)
+		}
+		out <- last
+	}()
+	return out
 }
