@@ -136,7 +136,7 @@ func (c *compressor) run(ctx context.Context, dst io.Writer, src io.Reader, st *
 
 // aux refuses a file that is rdbz-compressed already.
 func (c *compressor) aux(rec *rdbio.Record) error {
-	if bytes.HasPrefix(rec.Name, []byte("rdbz-")) {
+	if bytes.HasPrefix(rec.Name, []byte(rdbio.AuxPrefix)) {
 		return errAlreadyCompressed(rec)
 	}
 	return nil

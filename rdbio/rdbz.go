@@ -12,6 +12,8 @@ const (
 	// node LZF-compressed. No other flag bit is defined.
 	ZstdFlagLZF = 0x01
 
+	// AuxPrefix starts the name of every AUX field of the rdbz format.
+	AuxPrefix = "rdbz-"
 	// AuxFormat marks an rdbz file; its value is the format version.
 	AuxFormat = "rdbz-format"
 	// AuxDict holds one embedded zstd dictionary.
