@@ -3,8 +3,6 @@ package listcodec
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
@@ -12,22 +10,6 @@ import (
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
-
-// fuzzSeeds adds testdata/small.rdb and the corpus files up to 64 KiB.
-func fuzzSeeds(f *testing.F) {
-	seeds, _ := filepath.Glob("../testdata/*.rdb")
-	for _, dir := range []string{"public", "generated"} {
-		m, _ := filepath.Glob(filepath.Join(rdbiotest.Shared(), "corpus", dir, "*.rdb"))
-		seeds = append(seeds, m...)
-	}
-	for _, p := range seeds {
-		if st, err := os.Stat(p); err == nil && st.Size() <= 64<<10 {
-			if data, err := os.ReadFile(p); err == nil {
-				f.Add(data)
-			}
-		}
-	}
-}
 
 // fuzzFlow keeps memory small: a 1 MiB cap and queue.
 var fuzzFlow = Flow{Workers: 2, Cap: 1 << 20, QueueBytes: 1 << 20, IgnoreChecksum: true}
@@ -37,7 +19,7 @@ var fuzzFlow = Flow{Workers: 2, Cap: 1 << 20, QueueBytes: 1 << 20, IgnoreChecksu
 // allocates by a claimed length, and --to original gives the input back
 // (unless its stored CRC was wrong: compress then writes a right one).
 func FuzzRoundTrip(f *testing.F) {
-	fuzzSeeds(f)
+	rdbiotest.FuzzSeeds(f, "../testdata")
 	d := testDict(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer watchdog(t)()

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,15 +17,11 @@ import (
 // rdbcompression yes, and checks that RedisSave makes the same choice (LZF or
 // plain) and the same LZF bytes for every one of them.
 func TestLZFMatchesRedis(t *testing.T) {
-	server, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed; skipping the byte-for-byte comparison with Redis")
-	}
 	if testing.Short() {
 		t.Skip("starts redis-server; skipped in -short mode")
 	}
 	values := redisTestValues()
-	dump := redisDump(t, server, values)
+	dump := redisDump(t, values)
 
 	var enc LZFEncoder
 	lzfCount, nearMiss := 0, 0
@@ -100,22 +95,9 @@ func redisTestValues() [][]byte {
 
 // redisDump runs redis-server in a temporary directory, SETs key:%05d to
 // each value, SAVEs and returns the RDB file.
-func redisDump(t *testing.T, server string, values [][]byte) []byte {
+func redisDump(t *testing.T, values [][]byte) []byte {
 	t.Helper()
-	dir := t.TempDir()
-	sock := filepath.Join(dir, "redis.sock")
-	cmd := exec.Command(server, "--port", "0", "--unixsocket", sock, "--dir", dir,
-		"--dbfilename", "dump.rdb", "--save", "", "--appendonly", "no", "--rdbcompression", "yes")
-	cmd.Dir = dir
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start redis-server: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	conn := rdbiotest.DialRetry(t, sock)
-	defer conn.Close()
+	conn, dir := rdbiotest.StartRedis(t, "--rdbcompression", "yes")
 	rw := bufio.NewReadWriter(bufio.NewReader(conn), bufio.NewWriter(conn))
 	for i, v := range values {
 		rdbiotest.WriteCommand(rw.Writer, []byte("SET"), fmt.Appendf(nil, "key:%05d", i), v)

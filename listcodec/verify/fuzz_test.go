@@ -2,8 +2,6 @@ package verify
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/rdbz/rdbz/listcodec"
@@ -15,18 +13,7 @@ import (
 // the same input holds the same data. Seeds: testdata and the corpus files
 // up to 64 KiB.
 func FuzzVerify(f *testing.F) {
-	seeds, _ := filepath.Glob("../../testdata/*.rdb")
-	for _, dir := range []string{"public", "generated"} {
-		m, _ := filepath.Glob(filepath.Join(rdbiotest.Shared(), "corpus", dir, "*.rdb"))
-		seeds = append(seeds, m...)
-	}
-	for _, p := range seeds {
-		if st, err := os.Stat(p); err == nil && st.Size() <= 64<<10 {
-			if data, err := os.ReadFile(p); err == nil {
-				f.Add(data)
-			}
-		}
-	}
+	rdbiotest.FuzzSeeds(f, "../../testdata")
 	opt := Options{Flow: listcodec.Flow{Workers: 1, Cap: 1 << 20, QueueBytes: 1 << 20, IgnoreChecksum: true}, DecodeCap: 1 << 20}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := Verify(bytes.NewReader(data), bytes.NewReader(data), opt)

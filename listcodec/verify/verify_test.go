@@ -10,7 +10,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -664,24 +663,7 @@ func TestVerifyUnreadable(t *testing.T) {
 // TestVerifyRedis: a list element changed with LSET in a real redis-server
 // is found between two SAVEs.
 func TestVerifyRedis(t *testing.T) {
-	server, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed")
-	}
-	dir := t.TempDir()
-	sock := filepath.Join(dir, "redis.sock")
-	cmd := exec.Command(server, "--port", "0", "--unixsocket", sock, "--dir", dir,
-		"--dbfilename", "dump.rdb", "--save", "", "--appendonly", "no")
-	cmd.Dir = dir
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start redis-server: %v", err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	conn := rdbiotest.DialRetry(t, sock)
-	defer conn.Close()
+	conn, dir := rdbiotest.StartRedis(t)
 	rd := bufio.NewReader(conn)
 	bw := bufio.NewWriter(conn)
 	do := func(args ...string) {

@@ -119,7 +119,7 @@ func (e *OracleError) Error() string { return e.Err.Error() + ": " + strings.Tri
 
 // DialRetry connects to a unix socket that a just-started server will
 // open, retrying for up to 10 s.
-func DialRetry(t *testing.T, sock string) net.Conn {
+func DialRetry(t testing.TB, sock string) net.Conn {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -174,4 +174,48 @@ func Generated(t testing.TB, maxBytes int64) []File {
 		t.Fatalf("no generated corpus file of at most %d bytes", maxBytes)
 	}
 	return out
+}
+
+// StartRedis runs a private redis-server (redis-server from PATH) in a temp
+// dir with dbfilename dump.rdb, no persistence but SAVE, and extra args;
+// it returns a connection to it and the dir, and stops it when the test
+// ends. It skips the test when redis-server is not installed.
+func StartRedis(t testing.TB, args ...string) (net.Conn, string) {
+	t.Helper()
+	server, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not installed (apt-get install -y redis-server; .ci/run does it)")
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "redis.sock")
+	cmd := exec.Command(server, append([]string{"--port", "0", "--unixsocket", sock, "--dir", dir,
+		"--dbfilename", "dump.rdb", "--save", "", "--appendonly", "no"}, args...)...)
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	conn := DialRetry(t, sock)
+	t.Cleanup(func() { conn.Close() })
+	return conn, dir
+}
+
+// FuzzSeeds adds testdata's RDB files (dir testdata, relative to the
+// package) and the corpus files of at most 64 KiB to a fuzz target's seeds.
+func FuzzSeeds(f *testing.F, testdata string) {
+	seeds, _ := filepath.Glob(filepath.Join(testdata, "*.rdb"))
+	for _, dir := range []string{"public", "generated"} {
+		m, _ := filepath.Glob(filepath.Join(Shared(), "corpus", dir, "*.rdb"))
+		seeds = append(seeds, m...)
+	}
+	for _, p := range seeds {
+		if st, err := os.Stat(p); err == nil && st.Size() <= 64<<10 {
+			if data, err := os.ReadFile(p); err == nil {
+				f.Add(data)
+			}
+		}
+	}
 }
