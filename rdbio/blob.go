@@ -116,8 +116,10 @@ func (r *Reader) lzfBlobCount(kind Blob, comp []byte, ulen int) (int64, bool, er
 // NodeElements counts the elements of the last node NextNode returned,
 // from its header: the count of its listpack or ziplist, or 1 for a PLAIN
 // or integer node. It reports false when the count cannot be told (an
-// rdbz-compressed node, an LZF node over the cap, an LZF stream that does
-// not decode). For a raw node over the cap it reads the header off the
+// rdbz-compressed node, an LZF node whose stored bytes are over the cap,
+// an LZF stream that does not decode, a header that does not hold the
+// count of a node that decodes over the cap: only its first bytes are
+// decoded). For a raw node over the cap it reads the header off the
 // input, which consumes the payload: call it after anything else that
 // reads the payload (CopyNodeData).
 func (r *Reader) NodeElements() (int64, bool, error) {
@@ -141,6 +143,14 @@ func (r *Reader) NodeElements() (int64, bool, error) {
 	case EncLZF:
 		if n.Data == nil {
 			return 0, false, nil
+		}
+		if n.ULen > uint64(r.opt.Cap) { // the header only: never decoded whole
+			var err error
+			if r.dec, err = LZFDecodePrefix(r.dec, n.Data, BlobHead, int(min(n.ULen, uint64(r.opt.Cap)))); err != nil {
+				return 0, false, nil
+			}
+			c, ok := BlobCount(kind, r.dec, false)
+			return c, ok, nil
 		}
 		c, ok, err := r.lzfBlobCount(kind, n.Data, int(n.ULen))
 		if err != nil {
