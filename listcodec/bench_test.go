@@ -57,7 +57,7 @@ func BenchmarkTranscode(b *testing.B) {
 
 func firstDict(b *testing.B, comp []byte) *Dict {
 	var d *Dict
-	err := ForEachAux(bytes.NewReader(comp), func(name, value []byte) bool {
+	err := rdbio.ForEachAux(bytes.NewReader(comp), func(name, value []byte) bool {
 		if string(name) == rdbio.AuxDict {
 			d, _ = ParseDict(bytes.Clone(value))
 			return false

@@ -334,24 +334,3 @@ func DecodeNode(dst []byte, n *rdbio.Node) ([]byte, error) {
 	}
 	return nil, nil
 }
-
-// ForEachAux calls fn with the name and value of each AUX record until fn
-// returns false or the stream ends.
-func ForEachAux(src io.Reader, fn func(name, value []byte) bool) error {
-	r, err := rdbio.NewReader(src, rdbio.Options{})
-	if err != nil {
-		return err
-	}
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if rec.Kind == rdbio.KindAux && !fn(rec.Name, rec.Value) {
-			return nil
-		}
-	}
-}

@@ -6,15 +6,6 @@ import (
 	"io"
 )
 
-// TrailerFor returns the trailer a rewritten file should carry: a zero
-// checksum when the source had one (checksums disabled), else a CRC.
-func TrailerFor(eof *Record) Trailer {
-	if eof != nil && eof.Checksum == ChecksumDisabled {
-		return TrailerZero
-	}
-	return TrailerCRC
-}
-
 // unchangedTrailer is the trailer of an unchanged copy: the source's own
 // checksum, which the reader has checked (or was told to ignore) — the
 // bytes are the same, so the writer need not checksum them again.

@@ -186,3 +186,24 @@ func ForEachNode(src io.Reader, opt Options, fn func(key []byte, n *Node) (bool,
 		}
 	}
 }
+
+// ForEachAux calls fn with the name and value of each AUX record until fn
+// returns false or the stream ends.
+func ForEachAux(src io.Reader, fn func(name, value []byte) bool) error {
+	r, err := NewReader(src, Options{})
+	if err != nil {
+		return err
+	}
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if rec.Kind == KindAux && !fn(rec.Name, rec.Value) {
+			return nil
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -34,7 +33,7 @@ func TestCompressTrainsAsRdbzTrain(t *testing.T) {
 	}
 	defer f.Close()
 	var got []byte
-	err = listcodec.ForEachAux(f, func(name, value []byte) bool {
+	err = rdbio.ForEachAux(f, func(name, value []byte) bool {
 		if string(name) == rdbio.AuxDict {
 			got = bytes.Clone(value)
 			return false
