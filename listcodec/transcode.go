@@ -47,6 +47,9 @@ type transcoder struct {
 	key   []byte // the list key being read (shared by its nodes' items)
 	// workers reports whether node items go to workers.
 	workers bool
+	// unwalked: a record rdbio cannot walk stopped the walk; the rest was
+	// passed on as it is (PassBody), where no record can be added.
+	unwalked bool
 }
 
 // handler is what Compress and Decompress do at the points where they
@@ -149,6 +152,7 @@ func (t *transcoder) passBody() error {
 	if err != nil {
 		return err
 	}
+	t.unwalked = true
 	if t.stats.Note == "" {
 		t.stats.Note = "the rest after an unknown record at its offset was copied unchanged"
 	}
