@@ -159,3 +159,20 @@ func smallRDB(t *testing.T) []byte {
 	}
 	return b
 }
+
+// TestFormat1StillDecodes: a file written by the format 1 rdbz (commit
+// 0d10586: `rdbz compress testdata/small.rdb`) decodes to its source byte
+// for byte.
+func TestFormat1StillDecodes(t *testing.T) {
+	old, err := os.ReadFile("../testdata/small-format1.rdbz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back bytes.Buffer
+	if _, err := Decompress(&back, bytes.NewReader(old), DecompressOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(back.Bytes(), smallRDB(t)) {
+		t.Fatal("a format 1 file no longer decodes to its source")
+	}
+}

@@ -28,3 +28,7 @@ cli -n 1 set other-db value
 cli save
 cp "$dir/small.rdb" "$here/small.rdb"
 echo "wrote $here/small.rdb ($(wc -c <"$here/small.rdb") bytes)"
+# testdata/small-format1.rdbz is small.rdb compressed by the format 1 rdbz
+# (git revision 0d10586: go build ./cmd/rdbz && ./rdbz compress -o
+# testdata/small-format1.rdbz testdata/small.rdb), kept so that tests show
+# that older files still decode.
