@@ -43,7 +43,7 @@ func BenchmarkTranscode(b *testing.B) {
 		}
 	})
 	for _, to := range []Target{ToOriginal, ToRaw} {
-		b.Run("decompress-"+[]string{"original", "lzf", "raw"}[to], func(b *testing.B) {
+		b.Run("decompress-"+to.String(), func(b *testing.B) {
 			b.SetBytes(int64(len(data))) // decoded bytes
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
