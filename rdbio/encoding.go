@@ -152,12 +152,6 @@ func (r *Reader) noteLen(n uint64) {
 	r.maxLen = max(r.maxLen, n)
 }
 
-// lzfCanDecode reports whether an LZF stream of clen bytes can decode to
-// ulen bytes (LZFMaxDecoded, without overflow).
-func lzfCanDecode(clen, ulen uint64) bool {
-	return ulen <= lzfMaxRef || (ulen-lzfMaxRef+lzfMaxRatio-1)/lzfMaxRatio <= clen
-}
-
 // valueStrHeader reads the prefix of a string inside a value that is not a
 // list node: rdbz's 0xC4 encoding is not allowed there.
 func (r *Reader) valueStrHeader() (strHead, error) {

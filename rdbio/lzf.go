@@ -40,7 +40,7 @@ func LZFDecode(dst, src []byte, ulen int) ([]byte, error) {
 	if ulen < 0 {
 		return nil, fmt.Errorf("lzf: negative decoded length %d: %w", ulen, ErrLZFCorrupt)
 	}
-	if int64(ulen) > LZFMaxDecoded(len(src)) {
+	if !lzfCanDecode(uint64(len(src)), uint64(ulen)) {
 		return nil, fmt.Errorf("lzf: %d bytes cannot decode to %d: %w", len(src), ulen, ErrLZFCorrupt)
 	}
 	out := dst[:0]
@@ -62,9 +62,13 @@ func LZFDecode(dst, src []byte, ulen int) ([]byte, error) {
 // bytes, takes 3 bytes of stream.
 const lzfMaxRatio = lzfMaxRef / 3
 
-// LZFMaxDecoded is the most that n bytes of LZF stream can decode to; a
-// string that claims more is corrupt, and its claim must not size anything.
-func LZFMaxDecoded(n int) int64 { return int64(n)*lzfMaxRatio + lzfMaxRef }
+// lzfCanDecode reports whether an LZF stream of clen bytes can decode to
+// ulen bytes: at most lzfMaxRatio times clen (and one reference of slack),
+// computed without overflow. A string that claims more is corrupt, and its
+// claim must not size anything.
+func lzfCanDecode(clen, ulen uint64) bool {
+	return ulen <= lzfMaxRef || (ulen-lzfMaxRef+lzfMaxRatio-1)/lzfMaxRatio <= clen
+}
 
 // LZFDecodePrefix decodes the start of the LZF stream src, which claims to
 // expand to ulen bytes, into dst[:0]: it stops once at least want bytes are
