@@ -4,8 +4,6 @@ import (
 	"errors"
 	"hash"
 	"io"
-
-	"github.com/hdt3213/rdb/crc64jones"
 )
 
 // bufSize is the input window. Every consumed byte passes through it once;
@@ -31,7 +29,7 @@ type input struct {
 }
 
 func newInput(src io.Reader) *input {
-	return &input{src: src, buf: make([]byte, bufSize), crc: crc64jones.New()}
+	return &input{src: src, buf: make([]byte, bufSize), crc: newCRC64()}
 }
 
 // offset is the input offset of the next unread byte.

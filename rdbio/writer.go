@@ -6,8 +6,6 @@ import (
 	"errors"
 	"hash"
 	"io"
-
-	"github.com/hdt3213/rdb/crc64jones"
 )
 
 // Writer writes an RDB stream: the magic on creation, then records as raw
@@ -28,7 +26,7 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if len(h.Magic) != 9 {
 		return nil, errors.New("rdb: writer needs a 9-byte magic")
 	}
-	wr := &Writer{bw: bufio.NewWriterSize(w, bufSize), crc: crc64jones.New(), hdr: h}
+	wr := &Writer{bw: bufio.NewWriterSize(w, bufSize), crc: newCRC64(), hdr: h}
 	_, err := wr.Write([]byte(h.Magic))
 	return wr, err
 }

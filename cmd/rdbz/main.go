@@ -52,7 +52,9 @@ func main() {
 	for _, c := range app.Commands {
 		c.OnUsageError = onUsageError
 	}
+	stopProfile := startProfile()
 	err := app.RunContext(ctx, os.Args)
+	stopProfile()
 	if ctx.Err() != nil {
 		exitInterrupted()
 	}

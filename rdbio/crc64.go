@@ -1,0 +1,86 @@
+package rdbio
+
+import (
+	"encoding/binary"
+	"hash"
+)
+
+// The RDB trailer is Redis's CRC-64 (crc64.c): the Jones polynomial
+// 0xad93d23594c935a9, bit-reflected, initial value 0, no final xor; the
+// check value of "123456789" is 0xe9c6d914c4b8d9ca.
+//
+// Every byte rdbz reads or writes passes through it, so it is written here
+// for speed rather than taken from hdt3213/rdb's crc64jones (slicing by 8
+// on Go's generic path, ~1.3 GB/s on the 2-core machine): slicing by 16
+// over tables indexed by byte (no bounds checks), the xors summed as a
+// tree, measured 2× that (3.3 GB/s)
+// (BenchmarkCRC64 in crc64_test.go). The tables are built at init from the
+// polynomial.
+const crcPolyReflected = 0x95ac9329ac4bc9b5 // 0xad93d23594c935a9 bit-reversed
+
+var crcTables = makeCRCTables()
+
+func makeCRCTables() *[16][256]uint64 {
+	t := new([16][256]uint64)
+	for i := range 256 {
+		c := uint64(i)
+		for range 8 {
+			if c&1 == 1 {
+				c = c>>1 ^ crcPolyReflected
+			} else {
+				c >>= 1
+			}
+		}
+		t[0][i] = c
+	}
+	for i := range 256 {
+		c := t[0][i]
+		for j := 1; j < 16; j++ {
+			c = t[0][byte(c)] ^ c>>8
+			t[j][i] = c
+		}
+	}
+	return t
+}
+
+// crc64Update returns the CRC of the bytes that gave crc followed by p.
+func crc64Update(crc uint64, p []byte) uint64 {
+	t := crcTables
+	for len(p) >= 16 {
+		a := crc ^ binary.LittleEndian.Uint64(p)
+		b := binary.LittleEndian.Uint64(p[8:])
+		// Four independent sums, not one chain of 15 xors: the chain's
+		// latency, not the table loads, would set the speed.
+		x0 := (t[15][byte(a)] ^ t[14][byte(a>>8)]) ^ (t[13][byte(a>>16)] ^ t[12][byte(a>>24)])
+		x1 := (t[11][byte(a>>32)] ^ t[10][byte(a>>40)]) ^ (t[9][byte(a>>48)] ^ t[8][byte(a>>56)])
+		x2 := (t[7][byte(b)] ^ t[6][byte(b>>8)]) ^ (t[5][byte(b>>16)] ^ t[4][byte(b>>24)])
+		x3 := (t[3][byte(b>>32)] ^ t[2][byte(b>>40)]) ^ (t[1][byte(b>>48)] ^ t[0][byte(b>>56)])
+		crc = (x0 ^ x1) ^ (x2 ^ x3)
+		p = p[16:]
+	}
+	for _, c := range p {
+		crc = t[0][byte(crc)^c] ^ crc>>8
+	}
+	return crc
+}
+
+// crc64 is a running Redis CRC-64, as a hash.Hash64 whose Sum appends the
+// value little-endian, as the RDB trailer stores it.
+type crc64 struct{ sum uint64 }
+
+var _ hash.Hash64 = (*crc64)(nil)
+
+func newCRC64() *crc64 { return &crc64{} }
+
+func (c *crc64) Write(p []byte) (int, error) {
+	c.sum = crc64Update(c.sum, p)
+	return len(p), nil
+}
+
+func (c *crc64) Sum64() uint64  { return c.sum }
+func (c *crc64) Reset()         { c.sum = 0 }
+func (c *crc64) Size() int      { return 8 }
+func (c *crc64) BlockSize() int { return 16 }
+func (c *crc64) Sum(b []byte) []byte {
+	return binary.LittleEndian.AppendUint64(b, c.sum)
+}
