@@ -40,6 +40,7 @@ type item struct {
 	charge  int64 // bytes taken from the budget
 
 	out      []byte // node result when changed
+	outSum   uint64 // CRC64 of out, computed by the worker
 	outEnc   rdbio.Enc
 	outFlags byte
 	changed  bool
@@ -190,6 +191,10 @@ func (p *pipeline) work(fn nodeFunc) {
 	defer p.wg.Done()
 	for it := range p.jobs {
 		it.err = fn(it)
+		if it.err == nil && it.changed {
+			// Checksummed here, in parallel, rather than by the writer.
+			it.outSum = rdbio.CRC64(it.out)
+		}
 		it.done <- struct{}{}
 	}
 }
@@ -286,7 +291,7 @@ func (p *pipeline) writeNode(it *item) error {
 	before := p.w.Written()
 	var err error
 	if it.changed {
-		err = p.w.WriteNode(it.node.container, it.outEnc, it.outFlags, it.node.ulen, it.out)
+		err = p.w.WriteNodeSummed(it.node.container, it.outEnc, it.outFlags, it.node.ulen, it.out, it.outSum)
 	} else {
 		if _, err = p.w.Write(it.hdr); err == nil {
 			_, err = p.w.Write(it.buf)

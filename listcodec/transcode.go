@@ -83,7 +83,7 @@ func newTranscoder(ctx context.Context, dst io.Writer, src io.Reader, flow Flow,
 		return nil, err
 	}
 	t := &transcoder{flow: flow, r: r, w: w, stats: stats}
-	t.p = newPipeline(ctx, w, 4*flow.Workers+8, flow.QueueBytes, stats)
+	t.p = newPipeline(ctx, w, 64*flow.Workers+64, flow.QueueBytes, stats)
 	t.ch = &chunker{p: t.p}
 	t.ch.send = func(it *item) error { return t.h.emit(it, false) }
 	if err := r.SetSink(t.ch); err != nil {

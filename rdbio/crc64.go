@@ -84,3 +84,54 @@ func (c *crc64) BlockSize() int { return 16 }
 func (c *crc64) Sum(b []byte) []byte {
 	return binary.LittleEndian.AppendUint64(b, c.sum)
 }
+
+// CRC64 returns Redis's CRC-64 of p, for a caller that checksums a part of
+// the output on another goroutine and hands it to Writer.WriteNodeSummed.
+func CRC64(p []byte) uint64 { return crc64Update(0, p) }
+
+// crc64Combine returns the CRC of A followed by B from crcA, crcB and B's
+// length. Redis's CRC starts at 0 and has no final xor, so it is linear:
+// CRC(A‖B) = CRC(A)·x^(8·|B|) mod P ⊕ CRC(B), the multiplication done on
+// the bit-reflected polynomials (bit 63 is x^0).
+func crc64Combine(crcA, crcB uint64, lenB int) uint64 {
+	return crcMulMod(crcA, crcShift(lenB)) ^ crcB
+}
+
+// crcMulMod returns a·b mod P.
+func crcMulMod(a, b uint64) uint64 {
+	var p uint64
+	for m := uint64(1) << 63; m != 0 && a != 0; m >>= 1 {
+		if a&m != 0 {
+			p ^= b
+			a ^= m
+		}
+		// b = b·x mod P
+		if b&1 != 0 {
+			b = b>>1 ^ crcPolyReflected
+		} else {
+			b >>= 1
+		}
+	}
+	return p
+}
+
+// crcPow2 holds x^(8·2^i) mod P: the shift by 2^i bytes.
+var crcPow2 = func() (t [64]uint64) {
+	x := uint64(1) << 55 // x^8
+	for i := range t {
+		t[i] = x
+		x = crcMulMod(x, x)
+	}
+	return t
+}()
+
+// crcShift returns x^(8·n) mod P.
+func crcShift(n int) uint64 {
+	r := uint64(1) << 63 // x^0
+	for i := 0; n != 0; i, n = i+1, n>>1 {
+		if n&1 != 0 {
+			r = crcMulMod(r, crcPow2[i])
+		}
+	}
+	return r
+}

@@ -61,3 +61,23 @@ func BenchmarkCRC64(b *testing.B) {
 		}
 	})
 }
+
+func TestCRC64Combine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	buf := make([]byte, 70000)
+	for i := range buf {
+		buf[i] = byte(rng.Uint32())
+	}
+	for _, cut := range []int{0, 1, 7, 8, 9, 255, 4096, 65537, len(buf)} {
+		a, b := buf[:cut], buf[cut:]
+		if got, want := crc64Combine(CRC64(a), CRC64(b), len(b)), CRC64(buf); got != want {
+			t.Fatalf("cut at %d: %#x, want %#x", cut, got, want)
+		}
+	}
+}
+
+func BenchmarkCRC64Combine(b *testing.B) {
+	for b.Loop() {
+		crc64Combine(0x1234, 0x5678, 8000)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"errors"
-	"hash"
 	"io"
 )
 
@@ -13,7 +12,7 @@ import (
 // CRC64 of everything it writes.
 type Writer struct {
 	bw     *bufio.Writer
-	crc    hash.Hash64
+	crc    *crc64
 	hdr    Header
 	n      int64
 	closed bool
@@ -90,15 +89,36 @@ func AppendStringHead(dst []byte, enc Enc, flags byte, size, ulen uint64) []byte
 // WriteNode writes a list node: the container length (when container is
 // not 0, i.e. type 18), the string prefix for enc, and the payload.
 func (w *Writer) WriteNode(container uint64, enc Enc, flags byte, ulen uint64, payload []byte) error {
+	if err := w.writeNodeHead(container, enc, flags, ulen, len(payload)); err != nil {
+		return err
+	}
+	_, err := w.Write(payload)
+	return err
+}
+
+// WriteNodeSummed is WriteNode for a payload whose CRC64 (sum) the caller
+// computed, on another goroutine: the Writer combines it with its running
+// checksum instead of reading the payload again, so that the writing
+// goroutine does not checksum every byte alone.
+func (w *Writer) WriteNodeSummed(container uint64, enc Enc, flags byte, ulen uint64, payload []byte, sum uint64) error {
+	if err := w.writeNodeHead(container, enc, flags, ulen, len(payload)); err != nil {
+		return err
+	}
+	if w.crc != nil {
+		w.crc.sum = crc64Combine(w.crc.sum, sum, len(payload))
+	}
+	n, err := w.bw.Write(payload)
+	w.n += int64(n)
+	return err
+}
+
+func (w *Writer) writeNodeHead(container uint64, enc Enc, flags byte, ulen uint64, size int) error {
 	b := w.scr[:0]
 	if container != 0 {
 		b = AppendLen(b, container)
 	}
-	b = AppendStringHead(b, enc, flags, uint64(len(payload)), ulen)
-	if _, err := w.Write(b); err != nil {
-		return err
-	}
-	_, err := w.Write(payload)
+	b = AppendStringHead(b, enc, flags, uint64(size), ulen)
+	_, err := w.Write(b)
 	return err
 }
 

@@ -17,14 +17,12 @@ const compressHeadroom = 24 << 20
 
 func flowFlags() []cli.Flag {
 	d := listcodec.DefaultFlow()
-	return []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "OUT (a path, or - for stdout)"},
-		&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "overwrite OUT"},
+	return append(outputFlags(),
 		&cli.IntFlag{Name: "workers", Value: d.Workers, Usage: "node workers", Action: inRange("workers", 1, 1024)},
 		capFlag(),
 		&cli.Int64Flag{Name: "queue-bytes", Value: d.QueueBytes, Usage: "bytes in flight between reader, workers and writer", Action: atLeast[int64]("queue-bytes", 64<<10)},
 		&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept an input whose CRC64 does not match"},
-	}
+	)
 }
 
 func flowFrom(c *cli.Context) listcodec.Flow {
@@ -135,7 +133,7 @@ func transcode(c *cli.Context, verb string, fn func(io.Writer, io.Reader) (strin
 		return err
 	}
 	defer in.Close()
-	out, err := createOutput(c.String("output"), inPath, c.Bool("force"))
+	out, err := createOutput(c.String("output"), inPath, outputOptions(c))
 	if err != nil {
 		return err
 	}

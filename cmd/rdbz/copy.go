@@ -14,12 +14,8 @@ func copyCommand() *cli.Command {
 		Name:      "copy",
 		Usage:     "read every record and write it back unchanged (a check that rdbz reads the file)",
 		ArgsUsage: "IN",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "OUT (a path, or - for stdout)"},
-			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "overwrite OUT"},
-			capFlag(),
-		},
-		Action: runCopy,
+		Flags:     append(outputFlags(), capFlag()),
+		Action:    runCopy,
 	}
 }
 

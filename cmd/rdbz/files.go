@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
+	"github.com/urfave/cli/v2"
 )
 
 // openInput opens a path, or stdin for "-".
@@ -31,10 +32,10 @@ type output struct {
 	file *outfile.File // nil for stdout
 }
 
-// createOutput refuses OUT == IN and, without force, an existing OUT. A
-// new file takes the input file's permissions (0666 less the umask from
+// createOutput refuses OUT == IN and, without opt.Force, an existing OUT.
+// A new file takes the input file's permissions (0666 less the umask from
 // stdin).
-func createOutput(path, inPath string, force bool) (*output, error) {
+func createOutput(path, inPath string, opt outfile.Options) (*output, error) {
 	if path == "" {
 		return nil, errors.New("missing -o OUT (a path, or - for stdout)")
 	}
@@ -46,7 +47,6 @@ func createOutput(path, inPath string, force bool) (*output, error) {
 	} else if same {
 		return nil, fmt.Errorf("output %s is the input: refusing to overwrite it", path)
 	}
-	opt := outfile.Options{Force: force}
 	if inPath != "" && inPath != "-" {
 		if fi, err := os.Stat(inPath); err == nil && fi.Mode().IsRegular() {
 			opt.Mode = fi.Mode().Perm()
@@ -57,6 +57,20 @@ func createOutput(path, inPath string, force bool) (*output, error) {
 		return nil, err
 	}
 	return &output{Writer: f, file: f}, nil
+}
+
+// outputFlags are the flags of a command that writes OUT.
+func outputFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "OUT (a path, or - for stdout)"},
+		&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "overwrite OUT"},
+		&cli.BoolFlag{Name: "sync", Usage: "flush OUT to the disk before it appears (as gzip --synchronous)"},
+	}
+}
+
+// outputOptions reads outputFlags.
+func outputOptions(c *cli.Context) outfile.Options {
+	return outfile.Options{Force: c.Bool("force"), Sync: c.Bool("sync")}
 }
 
 // commit puts the output in place (stdout: nothing to do).

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/train"
@@ -126,7 +127,7 @@ func writeNew(path string, b []byte) error {
 
 // writeFile writes b to path through a temp file renamed into place.
 func writeFile(path string, force bool, b []byte) error {
-	out, err := createOutput(path, "", force)
+	out, err := createOutput(path, "", outfile.Options{Force: force, Sync: true})
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,11 @@ type Options struct {
 	Force bool
 	// Mode is the permission of a new file; 0 means 0666 less the umask.
 	Mode fs.FileMode
+	// Sync makes Commit flush the data to the disk (fsync) before the file
+	// appears at its path, as gzip --synchronous: safer if the system
+	// crashes, and slower (0.2 s of 0.6 for a 197 MB output). zstd and gzip
+	// do not sync by default.
+	Sync bool
 }
 
 // File is an output being written. Write to it, then Commit or Abort.
@@ -102,7 +107,7 @@ func (o *File) Path() string { return o.path }
 // Write writes to the output.
 func (o *File) Write(p []byte) (int, error) { return o.f.Write(p) }
 
-// Commit syncs the output and puts it in place. Without Force it fails,
+// Commit puts the output in place, synced first with Options.Sync. Without Force it fails,
 // and discards the output, when a file appeared at the path meanwhile.
 func (o *File) Commit() error {
 	o.mu.Lock()
@@ -115,7 +120,10 @@ func (o *File) Commit() error {
 	if o.inPlace {
 		return o.f.Close()
 	}
-	err := o.f.Sync()
+	var err error
+	if o.opt.Sync {
+		err = o.f.Sync()
+	}
 	if err == nil && o.tmp == "" {
 		err = o.linkUnnamed()
 	}
