@@ -3,7 +3,6 @@ package train
 import (
 	"encoding/binary"
 	"slices"
-	"sort"
 )
 
 // This file holds the content picker: a FastCover-style selection of the
@@ -64,13 +63,33 @@ func (h hasher) at(pos int) uint32 {
 	return uint32((v * hashPrime) >> h.out)
 }
 
+// hashAll returns the hash of the d-mer starting at every position of the
+// corpus, or invalidHash where no whole d-mer fits in the sample: computed
+// once per d and shared by every candidate with that d (hashing at each
+// visit measured 30% of the picker's time).
+func (c *corpus) hashAll(d int, f uint) []uint32 {
+	hs := make([]uint32, c.size)
+	h := newHasher(c, d, f)
+	start := 0
+	for _, end := range c.ends {
+		pos := start
+		for ; pos+d <= end; pos++ {
+			hs[pos] = h.at(pos)
+		}
+		for ; pos < end; pos++ {
+			hs[pos] = invalidHash
+		}
+		start = end
+	}
+	return hs
+}
+
 // countFreqs returns, for every hash value, the number of samples that
 // contain a d-mer with that hash (or, with perSample false, the number of
 // occurrences, as zstd counts them), in the high half of a picker table
-// entry (see picker.table), saturating at 0xFFFF.
-func (c *corpus) countFreqs(d int, f uint, perSample bool) []uint32 {
+// entry (see picker.table), saturating at 0xFFFF. hs is hashAll's.
+func (c *corpus) countFreqs(hs []uint32, f uint, perSample bool) []uint32 {
 	freqs := make([]uint32, 1<<f)
-	h := newHasher(c, d, f)
 	var last []uint32
 	if perSample {
 		last = make([]uint32, 1<<f)
@@ -78,8 +97,10 @@ func (c *corpus) countFreqs(d int, f uint, perSample bool) []uint32 {
 	start := 0
 	for i, end := range c.ends {
 		mark := uint32(i + 1)
-		for pos := start; pos+d <= end; pos++ {
-			x := h.at(pos)
+		for _, x := range hs[start:end] {
+			if x == invalidHash {
+				continue
+			}
 			if perSample {
 				if last[x] == mark {
 					continue
@@ -130,12 +151,12 @@ type pickOptions struct {
 	capacity int // bytes of content to select at most
 }
 
-// pick runs the selection and returns the content, most valuable bytes last.
-func (p *picker) pick(base []uint32, o pickOptions) []byte {
+// pick runs the selection and returns the content, most valuable bytes
+// last. hs is hashAll's for o.d, base countFreqs'.
+func (p *picker) pick(hs, base []uint32, o pickOptions) []byte {
 	c := p.c
 	k, d := o.k, o.d
 	copy(p.table, base)
-	h := newHasher(c, d, p.f)
 	nbDmers := c.size - d + 1
 	if nbDmers <= 0 || o.capacity <= 0 {
 		return nil
@@ -163,7 +184,7 @@ func (p *picker) pick(base []uint32, o pickOptions) []byte {
 		if epoch == numEpochs-1 {
 			end = nbDmers // the last epoch takes the remainder
 		}
-		seg := p.bestSegment(h, begin, end, dmersInK, d)
+		seg := p.bestSegment(hs, begin, end, dmersInK)
 		if seg.score == 0 {
 			// Other epochs may still have content, but not for long.
 			if zeroRun++; zeroRun >= maxZeroRun {
@@ -187,38 +208,20 @@ func (p *picker) pick(base []uint32, o pickOptions) []byte {
 	return out
 }
 
-// valid reports whether a whole d-mer starts at pos inside one sample. It
-// advances *si, the index of the sample holding pos, which must only move
-// forward.
-func (c *corpus) valid(pos, d int, si *int) bool {
-	for c.ends[*si] <= pos {
-		*si++
-	}
-	return pos+d <= c.ends[*si]
-}
-
 // bestSegment slides a window of dmersInK d-mer positions over [begin, end)
 // and returns the window whose distinct hashes have the largest total count,
 // trimmed of unused d-mers at both ends. The counts of the returned window's
 // d-mers are then zeroed.
-func (p *picker) bestSegment(h hasher, begin, end, dmersInK, d int) segment {
-	c := p.c
+func (p *picker) bestSegment(hs []uint32, begin, end, dmersInK int) segment {
 	ring, table := p.ring, p.table
 	rn := len(ring)
-	si := sort.SearchInts(c.ends, begin+1)
-	sampleEnd := c.ends[si]
 	best := segment{begin: begin, end: begin}
 	var score uint64
 	wb := begin        // window is [wb, we)
 	head, tail := 0, 0 // ring slots of we and wb
 	for we := begin; we < end; {
-		for we >= sampleEnd {
-			si++
-			sampleEnd = c.ends[si]
-		}
-		x := invalidHash
-		if we+d <= sampleEnd {
-			x = h.at(we)
+		x := hs[we]
+		if x != invalidHash {
 			e := table[x]
 			if e&windowMask == 0 {
 				score += uint64(e >> 16)
@@ -260,25 +263,17 @@ func (p *picker) bestSegment(h hasher, begin, end, dmersInK, d int) segment {
 		return best
 	}
 	// Trim positions whose d-mers add nothing (used, or spanning samples).
-	si = sort.SearchInts(c.ends, best.begin+1)
-	for best.begin < best.end {
-		if c.valid(best.begin, d, &si) && table[h.at(best.begin)]>>16 != 0 {
-			break
-		}
+	useful := func(pos int) bool { return hs[pos] != invalidHash && table[hs[pos]]>>16 != 0 }
+	for best.begin < best.end && !useful(best.begin) {
 		best.begin++
 	}
-	for best.end > best.begin {
-		s2 := sort.SearchInts(c.ends, best.end)
-		if c.valid(best.end-1, d, &s2) && table[h.at(best.end-1)]>>16 != 0 {
-			break
-		}
+	for best.end > best.begin && !useful(best.end-1) {
 		best.end--
 	}
 	// The d-mers taken score nothing from now on.
-	si = sort.SearchInts(c.ends, best.begin+1)
-	for pos := best.begin; pos < best.end; pos++ {
-		if c.valid(pos, d, &si) {
-			table[h.at(pos)] &= windowMask
+	for _, x := range hs[best.begin:best.end] {
+		if x != invalidHash {
+			table[x] &= windowMask
 		}
 	}
 	return best

@@ -49,7 +49,7 @@ const (
 
 	minSampleLen   = 8         // shorter samples hold no 8-byte d-mer and are ignored
 	maxTableSample = 1 << 17   // bytes of a sample used for the search and the entropy statistics
-	hashLog        = 20        // f: log2 of the d-mer count table size, as zstd
+	hashLog        = 18        // f: log2 of the d-mer count table size, as zstd
 	maxK           = 1<<16 - 1 // the picker counts window occurrences in 16 bits
 )
 
@@ -310,7 +310,8 @@ func build(samples [][]byte, p Params, cfg config) (Result, error) {
 	}
 	if content == nil {
 		c := newCorpus(usable)
-		content = newPicker(c, hashLog).pick(c.countFreqs(res.D, hashLog, res.PerSample),
+		hs := c.hashAll(res.D, hashLog)
+		content = newPicker(c, hashLog).pick(hs, c.countFreqs(hs, hashLog, res.PerSample),
 			pickOptions{k: res.K, d: res.D, capacity: r.DictSize})
 	}
 	cd, err := newCoder(r.Level)
@@ -332,7 +333,7 @@ type candidate struct {
 	k, d      int
 	perSample bool
 	dictSize  int
-	content   []byte // selected content, kept for the final dictionary
+	content   []byte  // selected content, kept for the final dictionary
 	size      int64
 	round     int
 	err       error
@@ -442,6 +443,7 @@ type arena struct {
 	c      *corpus
 	tables [][]byte // samples for the candidates' entropy tables
 	freqs  map[countKey][]uint32
+	hs     map[int][]uint32 // hashAll(d) by d (4 bytes per sample byte each)
 }
 
 type countKey struct {
@@ -450,18 +452,57 @@ type countKey struct {
 }
 
 func newArena(trainSet [][]byte, cfg config) *arena {
-	return &arena{c: newCorpus(trainSet), tables: spread(trainSet, cfg.searchStats), freqs: make(map[countKey][]uint32)}
+	return &arena{c: newCorpus(trainSet), tables: spread(trainSet, cfg.searchStats),
+		freqs: make(map[countKey][]uint32), hs: make(map[int][]uint32)}
 }
+
+// maxHashBytes bounds the d-mer hashes an arena holds at once: up to it,
+// candidates of every d are judged in one pool (no worker idles at the end
+// of a d); beyond it (samples over about 2 MiB per d), one d at a time.
+const maxHashBytes = 24 << 20
 
 // judge builds each candidate's dictionary from the arena's samples and
 // measures it on evalSet, in parallel; results are stored in the
 // candidates.
 func judge(a *arena, cands []*candidate, evalSet [][]byte, round int, r resolved, cfg config) {
+	var ds []int
 	for _, cd := range cands {
-		if key := (countKey{cd.d, cd.perSample}); a.freqs[key] == nil {
-			a.freqs[key] = a.c.countFreqs(cd.d, hashLog, cd.perSample)
+		if !slices.Contains(ds, cd.d) {
+			ds = append(ds, cd.d)
 		}
 	}
+	groups := [][]int{ds}
+	if 4*a.c.size*len(ds) > maxHashBytes {
+		groups = groups[:0]
+		for _, d := range ds {
+			groups = append(groups, []int{d})
+		}
+	}
+	for _, g := range groups {
+		for d := range a.hs {
+			if !slices.Contains(g, d) {
+				delete(a.hs, d)
+			}
+		}
+		var group []*candidate
+		for _, cd := range cands {
+			if !slices.Contains(g, cd.d) {
+				continue
+			}
+			group = append(group, cd)
+			if a.hs[cd.d] == nil {
+				a.hs[cd.d] = a.c.hashAll(cd.d, hashLog)
+			}
+			if key := (countKey{cd.d, cd.perSample}); a.freqs[key] == nil {
+				a.freqs[key] = a.c.countFreqs(a.hs[cd.d], hashLog, cd.perSample)
+			}
+		}
+		judgeGroup(a, group, evalSet, round, r, cfg)
+	}
+}
+
+// judgeGroup judges candidates whose hashes the arena holds.
+func judgeGroup(a *arena, cands []*candidate, evalSet [][]byte, round int, r resolved, cfg config) {
 	workers := cfg.workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -481,7 +522,7 @@ func judge(a *arena, cands []*candidate, evalSet [][]byte, round int, r resolved
 				if encErr != nil {
 					continue
 				}
-				content := pk.pick(a.freqs[countKey{cd.d, cd.perSample}], pickOptions{k: cd.k, d: cd.d, capacity: cd.dictSize})
+				content := pk.pick(a.hs[cd.d], a.freqs[countKey{cd.d, cd.perSample}], pickOptions{k: cd.k, d: cd.d, capacity: cd.dictSize})
 				cd.content = content
 				rc := r
 				rc.DictSize = cd.dictSize
