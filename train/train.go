@@ -333,7 +333,7 @@ type candidate struct {
 	k, d      int
 	perSample bool
 	dictSize  int
-	content   []byte  // selected content, kept for the final dictionary
+	content   []byte // selected content, kept for the final dictionary
 	size      int64
 	round     int
 	err       error
