@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 )
 
@@ -217,14 +218,19 @@ type LZFEncoder struct {
 	// table maps a hash of three input bytes to the last position hashed
 	// there. Position 0 can never be a match (lzf_c.c requires ref > in_data),
 	// so zero doubles as "empty".
-	table [lzfHashSize]int
+	table [lzfHashSize]uint32
 }
 
 // lzfHash is lzf_c.c's IDX(h) for the three bytes b0 b1 b2 (h = b0<<16 |
 // b1<<8 | b2); the rolling value Redis keeps has more bits, but the mask
 // discards every bit that depends on them.
 func lzfHash(b0, b1, b2 byte) int {
-	h := uint32(b0)<<16 | uint32(b1)<<8 | uint32(b2)
+	return lzfHashOf(uint32(b0)<<16 | uint32(b1)<<8 | uint32(b2))
+}
+
+// lzfHashOf is IDX(h) of a value whose low 24 bits hold the three bytes;
+// bits above them do not reach the result.
+func lzfHashOf(h uint32) int {
 	return int((h>>(3*8-lzfHashLog) - h*5) & lzfHashMask)
 }
 
@@ -238,7 +244,8 @@ func lzfHash(b0, b1, b2 byte) int {
 // generous budget (len(src) + len(src)/32 + 8 always suffices) shows what
 // Redis would write whenever it kept the stream.
 func (e *LZFEncoder) Encode(dst, src []byte, budget int) ([]byte, bool) {
-	if len(src) == 0 || budget <= 0 {
+	if len(src) == 0 || budget <= 0 || uint64(len(src)) > math.MaxUint32 {
+		// lzf_compress takes an unsigned int length.
 		return dst[:0], false
 	}
 	out := dst[:0]
@@ -276,10 +283,18 @@ func (e *LZFEncoder) encode(out, src []byte) (int, bool) {
 	end := len(src)
 	op, lit := 1, 0
 	ip := 0
+	// h rolls the bytes at ip, ip+1, ip+2 in its low 24 bits, as lzf_c.c's
+	// hval: one load per position instead of three (lzfHash masks off what
+	// lies above).
+	var h uint32
+	if end >= 2 {
+		h = uint32(src[0])<<8 | uint32(src[1])
+	}
 	for ip < end-2 {
-		slot := &e.table[lzfHash(src[ip], src[ip+1], src[ip+2])]
-		ref := *slot
-		*slot = ip
+		h = h<<8 | uint32(src[ip+2])
+		slot := &e.table[lzfHashOf(h)]
+		ref := int(*slot)
+		*slot = uint32(ip)
 		if !lzfCandidate(src, ref, ip) {
 			if op >= budget {
 				return 0, false
@@ -308,8 +323,9 @@ func (e *LZFEncoder) encode(out, src []byte) (int, bool) {
 		}
 		// VERY_FAST: of the positions inside the reference only the last
 		// two are hashed.
-		e.table[lzfHash(src[ip-2], src[ip-1], src[ip])] = ip - 2
-		e.table[lzfHash(src[ip-1], src[ip], src[ip+1])] = ip - 1
+		e.table[lzfHash(src[ip-2], src[ip-1], src[ip])] = uint32(ip - 2)
+		e.table[lzfHash(src[ip-1], src[ip], src[ip+1])] = uint32(ip - 1)
+		h = uint32(src[ip])<<8 | uint32(src[ip+1])
 	}
 
 	// At most two input bytes are left, and at most one more control byte.
