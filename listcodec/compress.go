@@ -129,7 +129,7 @@ func (c *compressor) run(ctx context.Context, dst io.Writer, src io.Reader, st *
 		}
 	} else {
 		c.state = stateWait
-		c.sampler = newNodeSampler(c.opt.Train.TrainBytes, c.opt.Train.Seed)
+		c.sampler = newNodeSampler(c.opt.Train.SampleBytes, c.opt.Train.TrainBytes, c.opt.Train.Seed)
 	}
 	return t.run()
 }

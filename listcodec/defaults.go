@@ -28,8 +28,11 @@ const (
 	// corpus, faster and in less memory.
 	DefaultSampleBytes = 2 << 20
 	// DefaultTrainBytes is how many node bytes a stream holds back before
-	// training (Dragonfly's train state).
-	DefaultTrainBytes = 16 << 20
+	// training (Dragonfly's train state); the dictionary is trained on a
+	// DefaultSampleBytes sample of them. On the 197 MB lists-events dump
+	// holding 8 MiB gave 1.5% smaller output than 16 MiB (and 4 MiB 1.6%
+	// smaller still: one file's noise), in less memory.
+	DefaultTrainBytes = 8 << 20
 	// DefaultSeed makes training reproducible.
 	DefaultSeed = 1
 	// DefaultTries is how many shuffle seeds training tries (train.Params).

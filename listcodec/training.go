@@ -68,8 +68,11 @@ type nodeSampler struct {
 	scratch     []byte
 }
 
-func newNodeSampler(limit, seed int64) *nodeSampler {
-	return &nodeSampler{s: train.NewSampler[NodeSample](limit, seed), limit: limit}
+// newNodeSampler keeps a uniform sample of up to budget bytes; full
+// reports when limit node bytes have been seen (a stream holds them
+// meanwhile).
+func newNodeSampler(budget, limit, seed int64) *nodeSampler {
+	return &nodeSampler{s: train.NewSampler[NodeSample](budget, seed), limit: limit}
 }
 
 // add samples one node item's decoded bytes.
@@ -98,7 +101,8 @@ func (n *nodeSampler) decode(enc rdbio.Enc, data []byte, ulen uint64) ([]byte, e
 	return raw, err
 }
 
-// full reports whether the stream-mode training budget is reached.
+// full reports whether the stream-mode training budget is reached: limit
+// bytes of nodes seen.
 func (n *nodeSampler) full() bool {
 	_, b := n.s.Seen()
 	return b >= n.limit
@@ -235,7 +239,7 @@ func trainFromFile(ctx context.Context, f seekFile, opt CompressOptions) (*Dict,
 	if err := refuseCompressed(f, opt.Flow); err != nil {
 		return nil, "", err
 	}
-	ns := newNodeSampler(opt.Train.SampleBytes, opt.Train.Seed)
+	ns := newNodeSampler(opt.Train.SampleBytes, opt.Train.SampleBytes, opt.Train.Seed)
 	if err := ns.addAll(ctx, f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, false); err != nil {
 		return nil, "", fmt.Errorf("sampling pass: %w", err)
 	}
@@ -301,7 +305,7 @@ type NodeSampler struct {
 // NewNodeSampler returns a sampler with opt's budget (SampleBytes) and seed.
 func NewNodeSampler(opt TrainOptions) *NodeSampler {
 	opt = opt.withDefaults()
-	return &NodeSampler{ns: newNodeSampler(opt.SampleBytes, opt.Seed), opt: opt}
+	return &NodeSampler{ns: newNodeSampler(opt.SampleBytes, opt.SampleBytes, opt.Seed), opt: opt}
 }
 
 // AddAll samples the list nodes of an RDB stream: all of them, or, when

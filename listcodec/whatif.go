@@ -53,7 +53,7 @@ func NewWhatIf(opt CompressOptions) *WhatIf {
 	opt = opt.withDefaults()
 	return &WhatIf{
 		opt: opt,
-		ns:  newNodeSampler(opt.Train.SampleBytes, opt.Train.Seed),
+		ns:  newNodeSampler(opt.Train.SampleBytes, opt.Train.SampleBytes, opt.Train.Seed),
 		est: train.NewSampler[estNode](opt.Train.SampleBytes, opt.Train.Seed^estSeed),
 	}
 }

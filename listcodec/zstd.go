@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/train"
 )
 
 const (
@@ -16,7 +17,7 @@ const (
 	// with a dictionary: 3.6 MB of heap per encoder instead of 11.7 MB
 	// with the default 8 MiB window, identical frames for 8 KiB nodes,
 	// and 1% smaller ones for a 1 MiB node (TestCodecHeap checks the heap).
-	encoderWindow = 256 << 10
+	encoderWindow = train.EncoderWindow
 
 	// maxDecoded bounds what the decoder will ever produce for one call;
 	// each call is bounded more tightly by its ulen (WithDecodeAllCapLimit).

@@ -19,9 +19,17 @@ func (c *CappedBuffer) Reset(max int) {
 
 func (c *CappedBuffer) Write(p []byte) (int, error) {
 	if !c.Over {
-		if len(c.Buf)+len(p) > c.Max {
+		n := len(c.Buf) + len(p)
+		switch {
+		case n > c.Max:
 			c.Over = true
-		} else {
+		case n > cap(c.Buf):
+			// Grow as append would, but never past Max: a buffer that
+			// fills up to the cap is exactly the cap.
+			b := make([]byte, len(c.Buf), min(max(2*cap(c.Buf), n), c.Max))
+			copy(b, c.Buf)
+			c.Buf = append(b, p...)
+		default:
 			c.Buf = append(c.Buf, p...)
 		}
 	}

@@ -57,6 +57,15 @@ func Evaluate(dict []byte, samples [][]byte, level zstd.EncoderLevel) (Stats, er
 	return st, nil
 }
 
+// EncoderWindow is the match window of the encoders that use rdbz's
+// dictionaries: listcodec's Codec and the trainer's own, which must parse
+// the samples as the Codec will. A node's frame never reaches further back
+// than its dictionary and itself, so for nodes under 192 KiB the frames
+// are those of the default 8 MiB window; a larger window would only cost
+// memory (the encoder's history is twice the window, allocated again at
+// each dictionary change: 385 MB of garbage per training with 8 MiB).
+const EncoderWindow = 256 << 10
+
 // newEncoder returns an encoder for EncodeAll with the dictionary loaded, or
 // none when dict is nil.
 func newEncoder(dict []byte, level zstd.EncoderLevel) (*zstd.Encoder, error) {
@@ -64,6 +73,7 @@ func newEncoder(dict []byte, level zstd.EncoderLevel) (*zstd.Encoder, error) {
 		zstd.WithEncoderLevel(level),
 		zstd.WithEncoderConcurrency(1),
 		zstd.WithEncoderCRC(false),
+		zstd.WithWindowSize(EncoderWindow),
 	}
 	if dict != nil {
 		opts = append(opts, zstd.WithEncoderDict(dict))
@@ -117,6 +127,7 @@ func newCoder(level zstd.EncoderLevel) (*coder, error) {
 		zstd.WithEncoderLevel(level),
 		zstd.WithEncoderConcurrency(1),
 		zstd.WithEncoderCRC(false),
+		zstd.WithWindowSize(EncoderWindow),
 		zstd.WithEncoderDictRaw(MinID, make([]byte, minSampleLen)))
 	if err != nil {
 		return nil, err

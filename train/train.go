@@ -458,8 +458,9 @@ func newArena(trainSet [][]byte, cfg config) *arena {
 
 // maxHashBytes bounds the d-mer hashes an arena holds at once: up to it,
 // candidates of every d are judged in one pool (no worker idles at the end
-// of a d); beyond it (samples over about 2 MiB per d), one d at a time.
-const maxHashBytes = 24 << 20
+// of a d); beyond it (a training set over 1 MiB, with three d), one d at
+// a time.
+const maxHashBytes = 12 << 20
 
 // judge builds each candidate's dictionary from the arena's samples and
 // measures it on evalSet, in parallel; results are stored in the

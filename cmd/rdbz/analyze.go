@@ -93,5 +93,6 @@ func runAnalyze(c *cli.Context) error {
 }
 
 // whatIfHeadroom is the heap allowed beyond the what-if's two samples:
-// training a dictionary on them (listcodec.BuildDict) holds about 50 MiB.
-const whatIfHeadroom = 56 << 20
+// training a dictionary on them (listcodec.BuildDict) holds up to about
+// 30 MiB (the d-mer hashes, tables and two encoders).
+const whatIfHeadroom = 40 << 20

@@ -67,11 +67,11 @@ func compressOptions(c *cli.Context) listcodec.CompressOptions {
 
 func runCompress(c *cli.Context) error {
 	opt := compressOptions(c)
-	// The heap holds the training sample (or, on a stream, the held
-	// records and their sample), the trainer's tables, and the queue.
+	// The heap holds the training sample (and, on a stream, the held
+	// records), the trainer's tables, and the queue.
 	held := opt.Train.SampleBytes
 	if opt.Train.Stream || c.Args().First() == "-" {
-		held = 2*opt.Train.TrainBytes + int64(opt.Cap)
+		held += opt.Train.TrainBytes
 	}
 	limitMemory(held + opt.QueueBytes + compressHeadroom)
 	if p := c.String("dict"); p != "" {

@@ -31,12 +31,19 @@ func trainCommand() *cli.Command {
 			&cli.UintFlag{Name: "dict-id", Usage: "dictionary ID, 32768-65535 (0: derived from the seed)", Action: dictIDRange},
 			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(listcodec.DefaultLevel), Usage: "zstd level the dictionary is tuned for", Action: inRange("level", 1, 22)},
 			&cli.IntFlag{Name: "tries", Value: d.Tries, Usage: "shuffle seeds tried; the dictionary with which the sample costs least is kept", Action: inRange("tries", 1, 100)},
+			&cli.BoolFlag{Name: "held-out", Usage: "also train on nine tenths of the sample and report on the other tenth (a second training)"},
 			&cli.StringFlag{Name: "dump-samples", Usage: "also write each sampled node to a file in this folder (for zstd --train)"},
 			capFlag(),
 		},
 		Action: runTrain,
 	}
 }
+
+// trainHeadroom is the heap allowed beyond the sample: the trainer's
+// d-mer hashes (up to 12 MiB), tables and two encoders. On a 197 MB list
+// dump: 0.84 s and 43 MiB peak RSS; with 24 MiB the collector ran so often
+// that it took 1.10 s.
+const trainHeadroom = 38 << 20
 
 func runTrain(c *cli.Context) error {
 	if c.NArg() == 0 {
@@ -45,6 +52,7 @@ func runTrain(c *cli.Context) error {
 	start := time.Now()
 	opt := listcodec.DefaultTrainOptions()
 	opt.DictSize, opt.SampleBytes = c.Int("dict-size"), c.Int64("sample-bytes")
+	limitMemory(opt.SampleBytes + trainHeadroom)
 	opt.Seed, opt.Tries, opt.ID = c.Int64("seed"), c.Int("tries"), uint32(c.Uint("dict-id"))
 	s := listcodec.NewNodeSampler(opt)
 	for _, p := range c.Args().Slice() {
@@ -63,18 +71,22 @@ func runTrain(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
-	// An honest report: a dictionary trained on nine tenths of the
-	// sample, judged on the other tenth.
+	secs := time.Since(start).Seconds()
+	if err := writeFile(c.String("output"), c.Bool("force"), dict.Bytes); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "train: %d samples; dictionary %d, %d bytes, %.2fs\n", len(samples), dict.ID, len(dict.Bytes), secs)
+	if !c.Bool("held-out") {
+		return reportTrain("sample (trained on; --held-out for a fair figure)", samples, dict, level)
+	}
+	// An honest figure costs a second training: a dictionary trained on
+	// nine tenths of the sample, judged on the other tenth.
 	trainSet, evalSet := train.HeldOut(samples, 0.9, opt.Seed)
 	probe, err := s.Dict(trainSet, level)
 	if err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
-	secs := time.Since(start).Seconds()
-	if err := writeFile(c.String("output"), c.Bool("force"), dict.Bytes); err != nil {
-		return err
-	}
-	return reportTrain(samples, evalSet, probe, dict, level, secs)
+	return reportTrain("held-out", evalSet, probe, level)
 }
 
 // sampleInput adds the list nodes of one input to s: all of a file, or
@@ -138,12 +150,12 @@ func writeFile(path string, force bool, b []byte) error {
 	return out.commit()
 }
 
-func reportTrain(samples, evalSet []listcodec.NodeSample, probe, dict *listcodec.Dict, level zstd.EncoderLevel, secs float64) error {
+func reportTrain(what string, evalSet []listcodec.NodeSample, dict *listcodec.Dict, level zstd.EncoderLevel) error {
 	eval := make([][]byte, len(evalSet))
 	for i, e := range evalSet {
 		eval[i] = e.Data
 	}
-	st, err := train.Evaluate(probe.Bytes, eval, level)
+	st, err := train.Evaluate(dict.Bytes, eval, level)
 	if err != nil {
 		return err
 	}
@@ -158,9 +170,8 @@ func reportTrain(samples, evalSet []listcodec.NodeSample, probe, dict *listcodec
 			lzfBytes += int64(len(b))
 		}
 	}
-	fmt.Fprintf(os.Stderr, "train: %d samples; dictionary %d, %d bytes, %.2fs\n", len(samples), dict.ID, len(dict.Bytes), secs)
-	fmt.Fprintf(os.Stderr, "held-out %d nodes: raw %d, lzf %d, zstd %d, zstd+dict %d bytes (%.2fx over raw, %.2fx over lzf)\n",
-		st.Samples, st.Raw, lzfBytes, st.NoDict, st.WithDict,
+	fmt.Fprintf(os.Stderr, "%s, %d nodes: raw %d, lzf %d, zstd %d, zstd+dict %d bytes (%.2fx over raw, %.2fx over lzf)\n",
+		what, st.Samples, st.Raw, lzfBytes, st.NoDict, st.WithDict,
 		float64(st.Raw)/float64(max(st.WithDict, 1)), float64(lzfBytes)/float64(max(st.WithDict, 1)))
 	return nil
 }

@@ -82,5 +82,6 @@ func printSame(w io.Writer, res *verify.Result) {
 
 // verifyMemory is the heap verify aims to stay within (the Go runtime's
 // soft limit): two inputs' decompression queues and decode captures with
-// what decoding them takes.
-const verifyMemory = 96 << 20
+// what decoding them takes. On a 197 MB list dump: peak RSS 54 MiB in
+// 0.94 s; 61 MiB in 0.79 s with 96 MiB.
+const verifyMemory = 48 << 20

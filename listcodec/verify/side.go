@@ -238,10 +238,8 @@ func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error
 	if e.why = s.undecodable(info, rec.Type, len(s.capt.Buf)-head); e.why == "" {
 		e.why = s.sem.decode(s.capt.Buf, head, s.nodes, e)
 	}
-	// Drop a large buffer after use.
-	if cap(s.capt.Buf) > 4<<20 {
-		s.capt.Buf = nil
-	}
+	// The buffer is kept (at most the decode cap and the head): values
+	// near the cap would otherwise grow a new one each time.
 	return e, nil
 }
 
