@@ -6,6 +6,8 @@
 //	go run ./cmd/rdbz-bench compress FILE...   rdbz compress/decompress vs zstd -3 -T2 / zstd -d
 //	go run ./cmd/rdbz-bench pass FILE...       rdbz copy vs cp
 //	go run ./cmd/rdbz-bench train FILE...      rdbz train vs zstd --train on the same sample
+//	go run ./cmd/rdbz-bench speed FILE...      every path vs its reference, with issue 10's targets (speed.go)
+//	go run ./cmd/rdbz-bench synth > OUT        the synthetic huge-value dump of the speed table
 package main
 
 import (
@@ -21,8 +23,12 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == "synth" {
+		check(writeSynth(os.Stdout))
+		return
+	}
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: rdbz-bench compress|pass FILE...")
+		fmt.Fprintln(os.Stderr, "usage: rdbz-bench compress|pass|analyze|train|speed FILE... | rdbz-bench synth")
 		os.Exit(2)
 	}
 	dir, err := os.MkdirTemp("", "rdbz-bench-")
@@ -35,8 +41,12 @@ func main() {
 		os.Exit(1)
 	}
 	b := &bench{bin: bin, dir: dir}
-	if os.Args[1] == "train" {
+	switch os.Args[1] {
+	case "train":
 		b.trainTable(os.Args[2:])
+		return
+	case "speed":
+		b.speed(os.Args[2:])
 		return
 	}
 	fmt.Println("| file | tool | operation | input MB | output MB | ratio | seconds | MB/s | peak RSS MiB |")

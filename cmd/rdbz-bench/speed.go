@@ -1,0 +1,271 @@
+package main
+
+// go run ./cmd/rdbz-bench speed [-runs N] FILE...
+//
+// Every rdbz path next to the tool a user would reach for instead, in one
+// run on the same files, with the targets of issue 10: wall seconds (the
+// least of N runs, rdbz and the reference taking turns), MB/s (of the
+// input, or of the output for decompression), peak RSS (the most of the N
+// runs), and whether the target holds. A last row streams a synthetic dump
+// (a 1 GiB string and a 512 MiB list, synth.go) through
+// `rdbz compress -o - -`.
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// rssTarget is the peak RSS every rdbz command must stay within by default.
+const rssTarget = 64 << 10 // KiB
+
+// cmdSpec is one command to time: its stdin is a file (or the synthetic
+// stream when synth is set), its stdout is discarded.
+type cmdSpec struct {
+	name  string
+	args  []string
+	stdin string
+	synth bool
+}
+
+// timing is the best of several runs.
+type timing struct {
+	secs float64 // least wall time
+	rss  int64   // largest peak RSS, KiB
+	err  error
+}
+
+// speedRow is one line of the table.
+type speedRow struct {
+	file, op  string
+	rdbz, ref timing
+	refName   string
+	mbytes    float64 // the bytes MB/s is counted on, in MB
+	maxRatio  float64 // rdbz/ref wall target (0: none)
+	minMBps   float64 // rdbz MB/s target (0: none)
+	maxSecs   float64 // rdbz wall target (0: none)
+	hasRef    bool
+	checkRSS  bool
+}
+
+func (b *bench) speed(args []string) {
+	fs := flag.NewFlagSet("speed", flag.ExitOnError)
+	runs := fs.Int("runs", 3, "runs of each command; the least wall time counts")
+	fs.Parse(args)
+	hdt, err := b.buildHdt()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hdt3213/rdb reference left out:", err)
+	}
+	fmt.Println("| file | operation | rdbz s | rdbz MB/s | rdbz RSS MiB | reference | ref s | ref MB/s | ref RSS MiB | rdbz/ref | target | met |")
+	fmt.Println("| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- | --- |")
+	for _, f := range fs.Args() {
+		for _, r := range b.speedFile(f, hdt, *runs) {
+			printSpeedRow(r)
+		}
+	}
+	r := speedRow{file: "synthetic 1 GiB string + 512 MiB list", op: "compress -o - - (stdin)", checkRSS: true,
+		mbytes: float64(synthSize()) / 1e6}
+	r.rdbz = timeRuns(1, cmdSpec{name: b.bin, args: []string{"compress", "-o", "-", "-"}, synth: true})
+	printSpeedRow(r)
+}
+
+// speedFile measures every operation on one file.
+func (b *bench) speedFile(in, hdt string, runs int) []speedRow {
+	t := func(name string) string { return filepath.Join(b.dir, name) }
+	c, z, d := t("c.rdbz"), t("c.zst"), t("d.dict")
+	defer func() {
+		for _, p := range []string{c, z, d, t("c2.rdbz"), t("o.rdb"), t("o.raw"), t("z.dict")} {
+			os.Remove(p)
+		}
+		os.RemoveAll(t("samples"))
+	}()
+	inMB := float64(size(in)) / 1e6
+	name := filepath.Base(in)
+	var rows []speedRow
+	add := func(r speedRow, rdbz cmdSpec, ref *cmdSpec) {
+		r.file, r.checkRSS = name, true
+		if ref != nil {
+			r.hasRef, r.refName = true, refLabel(*ref)
+			r.rdbz, r.ref = timePair(runs, rdbz, *ref)
+		} else {
+			r.rdbz = timeRuns(runs, rdbz)
+		}
+		rows = append(rows, r)
+	}
+	zstdC := cmdSpec{name: "zstd", args: []string{"-q", "-f", "-3", "-T2", in, "-o", z}}
+	add(speedRow{op: "compress (sampling + training + compress)", mbytes: inMB, maxRatio: 1.0},
+		cmdSpec{name: b.bin, args: []string{"compress", "-f", "-o", c, in}}, &zstdC)
+	// A dictionary and the samples it was trained on, for the rows below.
+	if err := exec.Command(b.bin, "train", "-f", "-o", d, "--dump-samples", t("samples"), in).Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: rdbz train: %v\n", in, err)
+		return rows
+	}
+	add(speedRow{op: "compress --dict", mbytes: inMB, maxRatio: 0.8},
+		cmdSpec{name: b.bin, args: []string{"compress", "--dict", d, "-f", "-o", t("c2.rdbz"), in}}, &zstdC)
+	zstdD := cmdSpec{name: "zstd", args: []string{"-q", "-f", "-d", z, "-o", t("o.raw")}}
+	for _, to := range []struct {
+		mode  string
+		ratio float64
+	}{{"original", 1.0}, {"raw", 1.0}, {"lzf", 1.5}} {
+		add(speedRow{op: "decompress --to " + to.mode, mbytes: inMB, maxRatio: to.ratio},
+			cmdSpec{name: b.bin, args: []string{"decompress", "--to", to.mode, "-f", "-o", t("o.rdb"), c}}, &zstdD)
+	}
+	samples, _ := filepath.Glob(filepath.Join(t("samples"), "*"))
+	zstdT := cmdSpec{name: "zstd", args: append([]string{"--train", "-q", "-f", "-o", t("z.dict"), "--maxdict=65536"}, samples...)}
+	add(speedRow{op: fmt.Sprintf("train (reference: the same %d samples)", len(samples)), mbytes: inMB, maxRatio: 1.0},
+		cmdSpec{name: b.bin, args: []string{"train", "-f", "-o", d, in}}, &zstdT)
+	add(speedRow{op: "info", mbytes: inMB, minMBps: 1500}, cmdSpec{name: b.bin, args: []string{"info", in}}, nil)
+	var hdtSpec *cmdSpec
+	if hdt != "" {
+		hdtSpec = &cmdSpec{name: hdt, args: []string{"-c", "memory", "-o", t("memory.csv"), in}}
+	}
+	add(speedRow{op: "analyze --sample-bytes 0", mbytes: inMB, minMBps: 1500},
+		cmdSpec{name: b.bin, args: []string{"analyze", "--sample-bytes", "0", in}}, hdtSpec)
+	wi := speedRow{op: "analyze (with what-if)", mbytes: inMB}
+	if size(in) < 250e6 { // the target is set for the 197 MB dump
+		wi.maxSecs = 2
+	}
+	add(wi, cmdSpec{name: b.bin, args: []string{"analyze", in}}, nil)
+	add(speedRow{op: "verify IN IN.rdbz", mbytes: inMB}, cmdSpec{name: b.bin, args: []string{"verify", in, c}}, nil)
+	add(speedRow{op: "compress -o - - (stdin)", mbytes: inMB},
+		cmdSpec{name: b.bin, args: []string{"compress", "-o", "-", "-"}, stdin: in},
+		&cmdSpec{name: "zstd", args: []string{"-q", "-3", "-T2", "-c"}, stdin: in})
+	add(speedRow{op: "copy", mbytes: inMB},
+		cmdSpec{name: b.bin, args: []string{"copy", "-f", "-o", t("o.rdb"), in}},
+		&cmdSpec{name: "cp", args: []string{in, t("o.rdb")}})
+	return rows
+}
+
+func refLabel(c cmdSpec) string {
+	label := filepath.Base(c.name)
+	if strings.HasPrefix(label, "hdt") {
+		return "hdt3213/rdb -c memory"
+	}
+	var flags []string
+	for _, a := range c.args {
+		if strings.HasPrefix(a, "-") && a != "-q" && a != "-f" && a != "-o" {
+			flags = append(flags, a)
+		}
+	}
+	return strings.TrimSpace(label + " " + strings.Join(flags, " "))
+}
+
+// timePair runs a and b in turns, runs times each.
+func timePair(runs int, a, b cmdSpec) (timing, timing) {
+	ta, tb := timing{secs: math.Inf(1)}, timing{secs: math.Inf(1)}
+	for range runs {
+		ta = better(ta, runOnce(a))
+		tb = better(tb, runOnce(b))
+	}
+	return ta, tb
+}
+
+func timeRuns(runs int, a cmdSpec) timing {
+	t := timing{secs: math.Inf(1)}
+	for range runs {
+		t = better(t, runOnce(a))
+	}
+	return t
+}
+
+func better(t, u timing) timing {
+	if u.err != nil {
+		t.err = u.err
+		return t
+	}
+	t.secs, t.rss = min(t.secs, u.secs), max(t.rss, u.rss)
+	return t
+}
+
+// runOnce runs a command under /usr/bin/time, which writes the peak RSS
+// to a file of its own (the command's stderr is kept for errors).
+func runOnce(c cmdSpec) timing {
+	stat, err := os.CreateTemp("", "rdbz-bench-time-")
+	if err != nil {
+		return timing{err: err}
+	}
+	stat.Close()
+	defer os.Remove(stat.Name())
+	cmd := exec.Command("/usr/bin/time", append([]string{"-o", stat.Name(), "-f", "%M", c.name}, c.args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return timing{err: err}
+	}
+	defer devnull.Close()
+	cmd.Stdout = devnull
+	var stop func()
+	switch {
+	case c.synth:
+		r, w := io.Pipe()
+		cmd.Stdin = r
+		go func() { w.CloseWithError(writeSynth(w)) }()
+		stop = func() { r.Close() }
+	case c.stdin != "":
+		f, err := os.Open(c.stdin)
+		if err != nil {
+			return timing{err: err}
+		}
+		cmd.Stdin = f
+		stop = func() { f.Close() }
+	}
+	start := time.Now()
+	err = cmd.Run()
+	secs := time.Since(start).Seconds()
+	if stop != nil {
+		stop()
+	}
+	if err != nil {
+		return timing{err: fmt.Errorf("%s %s: %w: %s", c.name, strings.Join(c.args, " "), err, lastLines(stderr.String(), 3))}
+	}
+	b, _ := os.ReadFile(stat.Name())
+	lines := strings.Fields(string(b))
+	var rss int64
+	if len(lines) > 0 {
+		rss, _ = strconv.ParseInt(lines[len(lines)-1], 10, 64)
+	}
+	return timing{secs: secs, rss: rss}
+}
+
+func printSpeedRow(r speedRow) {
+	if r.rdbz.err != nil {
+		fmt.Fprintln(os.Stderr, r.rdbz.err)
+	}
+	if r.ref.err != nil {
+		fmt.Fprintln(os.Stderr, r.ref.err)
+	}
+	ref := "| - | - | - | - | -"
+	if r.hasRef {
+		ref = fmt.Sprintf("| %s | %.2f | %.0f | %.1f | %.2f", r.refName, r.ref.secs, r.mbytes/r.ref.secs,
+			float64(r.ref.rss)/1024, r.rdbz.secs/r.ref.secs)
+	}
+	var want []string
+	met := r.rdbz.err == nil && r.ref.err == nil
+	if r.maxRatio > 0 && r.hasRef {
+		want = append(want, fmt.Sprintf("≤ %.1f× wall", r.maxRatio))
+		met = met && r.rdbz.secs <= r.maxRatio*r.ref.secs
+	}
+	if r.minMBps > 0 {
+		want = append(want, fmt.Sprintf("≥ %.1f GB/s", r.minMBps/1000))
+		met = met && r.mbytes/r.rdbz.secs >= r.minMBps
+	}
+	if r.maxSecs > 0 {
+		want = append(want, fmt.Sprintf("≤ %.0f s", r.maxSecs))
+		met = met && r.rdbz.secs <= r.maxSecs
+	}
+	if r.checkRSS {
+		want = append(want, "≤ 64 MiB")
+		met = met && r.rdbz.rss <= rssTarget
+	}
+	verdict := map[bool]string{true: "yes", false: "**no**"}[met]
+	fmt.Printf("| %s | %s | %.2f | %.0f | %.1f %s | %s | %s |\n", r.file, r.op, r.rdbz.secs, r.mbytes/r.rdbz.secs,
+		float64(r.rdbz.rss)/1024, ref, strings.Join(want, ", "), verdict)
+}
