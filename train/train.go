@@ -110,13 +110,19 @@ type config struct {
 	searchEval  budget // held-out samples judging the search candidates
 	prelim      prelim // preliminary round of the search
 	workers     int    // parallel candidates (0: GOMAXPROCS)
+	// maxHashBytes bounds the d-mer hashes an arena holds at once: up to
+	// it, candidates of every d are judged in one pool (no worker idles at
+	// the end of a d); beyond it (a training set over 1 MiB, with three d),
+	// one d at a time.
+	maxHashBytes int
 }
 
 // prelim configures a preliminary search round on few samples, after which
 // only the keep best candidates are judged on the full search budgets.
 type prelim struct {
 	train, eval budget
-	keep        int // 0: no preliminary round
+	stats       budget // samples fitting the candidates' tables (0: searchStats)
+	keep        int    // 0: no preliminary round
 }
 
 // budget bounds a set of samples; 0 means no bound.
@@ -125,19 +131,21 @@ type budget struct {
 }
 
 var defaultConfig = config{
-	ds:          []int{6, 7, 8},
-	ks:          []int{48, 96, 192, 384, 768, 1536, 3072},
-	counts:      []bool{true},
-	retrainAll:  true,
-	shuffle:     true,
-	shrink:      3,
-	stats:       budget{bytes: 8 << 20, count: 2000},
-	searchStats: budget{bytes: 1 << 20, count: 250},
-	searchTrain: budget{bytes: 8 << 20},
-	searchEval:  budget{bytes: 2 << 20, count: 2000},
+	ds:           []int{6, 7, 8},
+	ks:           []int{48, 96, 192, 384, 768, 1536, 3072},
+	counts:       []bool{true},
+	retrainAll:   true,
+	maxHashBytes: 12 << 20,
+	shuffle:      true,
+	shrink:       3,
+	stats:        budget{bytes: 8 << 20, count: 2000},
+	searchStats:  budget{bytes: 1 << 20, count: 250},
+	searchTrain:  budget{bytes: 8 << 20},
+	searchEval:   budget{bytes: 2 << 20, count: 2000},
 	prelim: prelim{
-		train: budget{bytes: 1 << 20},
-		eval:  budget{bytes: 512 << 10, count: 500},
+		train: budget{bytes: 512 << 10},
+		eval:  budget{bytes: 256 << 10, count: 250},
+		stats: budget{bytes: 256 << 10, count: 64},
 		keep:  6,
 	},
 }
@@ -374,7 +382,11 @@ func search(samples [][]byte, r resolved, cfg config) (chosen candidate, tried [
 	finalists := cands
 	if p := cfg.prelim; p.keep > 0 && len(cands) > p.keep {
 		if small := spread(trainSet, p.train); len(small) >= MinSamples {
-			judge(newArena(small, cfg), cands, spread(evalSet, p.eval), 1, r, cfg)
+			a := newArena(small, cfg)
+			if p.stats.bytes > 0 {
+				a.tables = spread(small, p.stats)
+			}
+			judge(a, cands, spread(evalSet, p.eval), 1, r, cfg)
 			finalists = slices.Clone(cands)
 			slices.SortStableFunc(finalists, func(a, b *candidate) int {
 				return cmp.Compare(a.rank(), b.rank())
@@ -456,12 +468,6 @@ func newArena(trainSet [][]byte, cfg config) *arena {
 		freqs: make(map[countKey][]uint32), hs: make(map[int][]uint32)}
 }
 
-// maxHashBytes bounds the d-mer hashes an arena holds at once: up to it,
-// candidates of every d are judged in one pool (no worker idles at the end
-// of a d); beyond it (a training set over 1 MiB, with three d), one d at
-// a time.
-const maxHashBytes = 12 << 20
-
 // judge builds each candidate's dictionary from the arena's samples and
 // measures it on evalSet, in parallel; results are stored in the
 // candidates.
@@ -473,7 +479,7 @@ func judge(a *arena, cands []*candidate, evalSet [][]byte, round int, r resolved
 		}
 	}
 	groups := [][]int{ds}
-	if 4*a.c.size*len(ds) > maxHashBytes {
+	if 4*a.c.size*len(ds) > cfg.maxHashBytes {
 		groups = groups[:0]
 		for _, d := range ds {
 			groups = append(groups, []int{d})
@@ -487,18 +493,52 @@ func judge(a *arena, cands []*candidate, evalSet [][]byte, round int, r resolved
 		}
 		var group []*candidate
 		for _, cd := range cands {
-			if !slices.Contains(g, cd.d) {
-				continue
-			}
-			group = append(group, cd)
-			if a.hs[cd.d] == nil {
-				a.hs[cd.d] = a.c.hashAll(cd.d, hashLog)
-			}
-			if key := (countKey{cd.d, cd.perSample}); a.freqs[key] == nil {
-				a.freqs[key] = a.c.countFreqs(a.hs[cd.d], hashLog, cd.perSample)
+			if slices.Contains(g, cd.d) {
+				group = append(group, cd)
 			}
 		}
+		a.prepare(group)
 		judgeGroup(a, group, evalSet, round, r, cfg)
+	}
+}
+
+// prepare computes the hashes and counts the candidates need that the
+// arena lacks, one d per goroutine.
+func (a *arena) prepare(cands []*candidate) {
+	modes := make(map[int][]bool) // d → counting modes needed (the key alone: the hashes)
+	for _, cd := range cands {
+		if a.hs[cd.d] == nil && modes[cd.d] == nil {
+			modes[cd.d] = []bool{}
+		}
+		if a.freqs[countKey{cd.d, cd.perSample}] == nil && !slices.Contains(modes[cd.d], cd.perSample) {
+			modes[cd.d] = append(modes[cd.d], cd.perSample)
+		}
+	}
+	type result struct {
+		d     int
+		hs    []uint32
+		freqs map[bool][]uint32
+	}
+	results := make(chan result, len(modes))
+	for d, ms := range modes {
+		hs := a.hs[d]
+		go func() {
+			if hs == nil {
+				hs = a.c.hashAll(d, hashLog)
+			}
+			res := result{d: d, hs: hs, freqs: make(map[bool][]uint32)}
+			for _, m := range ms {
+				res.freqs[m] = a.c.countFreqs(hs, hashLog, m)
+			}
+			results <- res
+		}()
+	}
+	for range modes {
+		res := <-results
+		a.hs[res.d] = res.hs
+		for m, f := range res.freqs {
+			a.freqs[countKey{res.d, m}] = f
+		}
 	}
 }
 

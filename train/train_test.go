@@ -33,15 +33,19 @@ func TestBuildDeterministic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, workers := range []int{1, 3} {
+			// Other worker counts, and the hashes of one d at a time.
+			for _, v := range []struct{ workers, maxHash int }{{1, 0}, {3, 0}, {2, 1}} {
 				cfg := defaultConfig
-				cfg.workers = workers
+				cfg.workers = v.workers
+				if v.maxHash > 0 {
+					cfg.maxHashBytes = v.maxHash
+				}
 				b, err := build(samples, tt.p, cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(a, b.Dict) {
-					t.Fatalf("workers=%d: dictionary differs from the first build", workers)
+					t.Fatalf("workers=%d maxHashBytes=%d: dictionary differs from the first build", v.workers, cfg.maxHashBytes)
 				}
 			}
 			p := tt.p
