@@ -134,7 +134,15 @@ func lzfDecodeInto(out, src []byte) (int, error) {
 			if n > len(out)-op {
 				return op, fmt.Errorf("lzf: literal run at input offset %d overflows the %d-byte output: %w", ip-1, len(out), ErrLZFCorrupt)
 			}
-			op += copy(out[op:], src[ip:ip+n])
+			if n <= 16 && ip+16 <= len(src) && op+16 <= len(out) {
+				// Most runs are short: two 8-byte moves beat copy's call.
+				// The bytes written past the run are overwritten later.
+				binary.LittleEndian.PutUint64(out[op:], binary.LittleEndian.Uint64(src[ip:]))
+				binary.LittleEndian.PutUint64(out[op+8:], binary.LittleEndian.Uint64(src[ip+8:]))
+			} else {
+				copy(out[op:], src[ip:ip+n])
+			}
+			op += n
 			ip += n
 			continue
 		}
@@ -159,7 +167,15 @@ func lzfDecodeInto(out, src []byte) (int, error) {
 		if n > len(out)-op {
 			return op, fmt.Errorf("lzf: back reference at input offset %d overflows the %d-byte output: %w", start, len(out), ErrLZFCorrupt)
 		}
-		lzfCopyBack(out[op-dist:op+n], dist)
+		if dist >= 8 && n <= 16 && op+16 <= len(out) {
+			// A short reference at least 8 back: two 8-byte moves, each
+			// reading only bytes already final (the second may read the
+			// first's, which is what a forward copy does).
+			binary.LittleEndian.PutUint64(out[op:], binary.LittleEndian.Uint64(out[op-dist:]))
+			binary.LittleEndian.PutUint64(out[op+8:], binary.LittleEndian.Uint64(out[op+8-dist:]))
+		} else {
+			lzfCopyBack(out[op-dist:op+n], dist)
+		}
 		op += n
 	}
 	return op, nil
