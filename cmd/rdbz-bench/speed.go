@@ -1,6 +1,6 @@
 package main
 
-// go run ./cmd/rdbz-bench speed [-runs N] FILE...
+// go run ./cmd/rdbz-bench speed [-runs N] [-bin RDBZ] FILE...
 //
 // Every rdbz path next to the tool a user would reach for instead, in one
 // run on the same files, with the targets of issue 10: wall seconds (the
@@ -58,7 +58,11 @@ type speedRow struct {
 func (b *bench) speed(args []string) {
 	fs := flag.NewFlagSet("speed", flag.ExitOnError)
 	runs := fs.Int("runs", 3, "runs of each command; the least wall time counts")
+	bin := fs.String("bin", "", "an rdbz binary to measure instead of this checkout's (another revision)")
 	fs.Parse(args)
+	if *bin != "" {
+		b.bin = *bin
+	}
 	hdt, err := b.buildHdt()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hdt3213/rdb reference left out:", err)

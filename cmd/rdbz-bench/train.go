@@ -11,11 +11,11 @@ import (
 )
 
 // trainTable trains, for each file, a dictionary with rdbz train and one
-// with zstd --train on exactly the same dumped sample, compresses the file
+// of the same size with zstd --train on exactly the same dumped sample, compresses the file
 // with each (rdbz compress --dict) and prints the list-node bytes.
 func (b *bench) trainTable(files []string) {
-	fmt.Println("| dataset | sample nodes | rdbz train s | zstd --train s | list nodes stored | with rdbz dict | with zstd dict | rdbz / zstd |")
-	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Println("| dataset | sample nodes | dict bytes | rdbz train s | zstd --train s | list nodes stored | with rdbz dict | with zstd dict | rdbz / zstd |")
+	fmt.Println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, f := range files {
 		b.trainRow(f)
 	}
@@ -31,7 +31,9 @@ func (b *bench) trainRow(in string) {
 		return
 	}
 	ents, _ := os.ReadDir(samples)
-	args := []string{"--train", "-q", "-f", "-o", zd, "--maxdict=65536"}
+	// The same size as rdbz's dictionary, which the trainer may have
+	// shrunk below 64 KiB.
+	args := []string{"--train", "-q", "-f", "-o", zd, fmt.Sprintf("--maxdict=%d", size(rd))}
 	for _, e := range ents {
 		args = append(args, filepath.Join(samples, e.Name()))
 	}
@@ -42,7 +44,7 @@ func (b *bench) trainRow(in string) {
 	}
 	stored, withR := b.nodeBytes(in, rd)
 	_, withZ := b.nodeBytes(in, zd)
-	fmt.Printf("| %s | %d | %.2f | %.2f | %d | %d | %d | %.4f |\n", filepath.Base(in), len(ents),
+	fmt.Printf("| %s | %d | %d | %.2f | %.2f | %d | %d | %d | %.4f |\n", filepath.Base(in), len(ents), size(rd),
 		rdbzSecs, zstdSecs, stored, withR, withZ, float64(withR)/float64(max(withZ, 1)))
 }
 

@@ -43,7 +43,7 @@ func compressCommand() *cli.Command {
 			&cli.Float64Flag{Name: "min-saving", Value: d.MinSaving, Usage: "share of a node's stored size compression must save", Action: inRange("min-saving", 0, 0.99)},
 			&cli.BoolFlag{Name: "verify", Usage: "decode each compressed node and compare before writing it"},
 			&cli.IntFlag{Name: "dict-size", Value: d.Train.DictSize, Usage: "largest size of a trained dictionary (at most a tenth of the list data)", Action: dictSizeRange},
-			&cli.Int64Flag{Name: "sample-bytes", Value: d.Train.SampleBytes, Usage: "node bytes sampled uniformly over a file to train", Action: atLeast[int64]("sample-bytes", 1)},
+			&cli.Int64Flag{Name: "sample-bytes", Value: d.Train.SampleBytes, Usage: "node bytes sampled uniformly (over a file, or the held nodes of a stream) to train on", Action: atLeast[int64]("sample-bytes", 1)},
 			&cli.Int64Flag{Name: "train-bytes", Value: d.Train.TrainBytes, Usage: "node bytes held to train on a stream", Action: atLeast[int64]("train-bytes", 1)},
 			&cli.Int64Flag{Name: "seed", Value: d.Train.Seed, Usage: "training seed"},
 			&cli.IntFlag{Name: "tries", Value: d.Train.Tries, Usage: "shuffle seeds tried in training (as rdbz train --tries)", Action: inRange("tries", 1, 100)},
