@@ -29,6 +29,17 @@ type CompressOptions struct {
 	// Verify decodes every compressed node and compares before writing it.
 	Verify bool
 	Train  TrainOptions
+	// Phase, when set, is called as the work moves from one phase to the
+	// next: "sampling" (the first pass over a file), "training",
+	// "compressing", or "copying" when compression would not pay.
+	Phase func(name string)
+}
+
+// phase reports the start of a phase to o.Phase, if set.
+func (o *CompressOptions) phase(name string) {
+	if o.Phase != nil {
+		o.Phase(name)
+	}
 }
 
 // Compress is CompressContext without cancellation.
@@ -47,17 +58,20 @@ func CompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt Comp
 	opt = opt.withDefaults()
 	st := &Stats{}
 	if f, ok := src.(seekFile); ok && opt.Dict == nil && !opt.Train.Stream && isRegular(f) {
+		opt.phase("sampling")
 		d, note, err := trainFromFile(ctx, f, opt)
 		if err != nil {
 			return st, err
 		}
 		if d == nil { // compression does not pay: copy unchanged
+			opt.phase("copying")
 			n, err := rdbio.Copy(dst, f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum})
 			st.BytesIn, st.BytesOut, st.Note, st.Elapsed = n, n, note, time.Since(start)
 			return st, err
 		}
 		opt.Dict = d
 	}
+	opt.phase("compressing")
 	c := &compressor{opt: opt}
 	err := c.run(ctx, dst, src, st)
 	st.Elapsed = time.Since(start)
@@ -249,6 +263,7 @@ func (c *compressor) release() error {
 	if err != nil {
 		return err
 	}
+	c.opt.phase("compressing")
 	if d != nil {
 		// The dictionary goes before the held records: flush them past
 		// the chunker first so the AUX lands in front of them.

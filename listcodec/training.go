@@ -130,6 +130,7 @@ func (n *nodeSampler) build(opt CompressOptions) (*Dict, string, error) {
 	if len(samples) == 0 {
 		return nil, "no list nodes to train on: nothing compressed", nil
 	}
+	opt.phase("training")
 	d, err := BuildDict(samples, n.raw, opt.Train, opt.Level)
 	if errors.Is(err, train.ErrTooFewSamples) {
 		return nil, "too little list data to train a dictionary: nothing compressed", nil

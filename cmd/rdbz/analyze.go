@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
@@ -21,9 +20,9 @@ func analyzeCommand() *cli.Command {
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.IntFlag{Name: "top", Value: analyze.DefaultTop, Usage: "keys and prefixes in each ranking", Action: inRange("top", 1, 10000)},
 			&cli.Int64Flag{Name: "sample-bytes", Value: listcodec.DefaultSampleBytes,
-				Usage: "node bytes sampled to train the what-if dictionary (as rdbz compress --sample-bytes; 0: no what-if)"},
+				Usage: "node bytes sampled to train the what-if dictionary (as rdbz compress --sample-bytes; 0: no what-if)", Action: atLeast[int64]("sample-bytes", 0)},
 			&cli.StringFlag{Name: "prefix-sep", Value: analyze.DefaultPrefixSep, Usage: "characters that end a key prefix"},
-			&cli.IntFlag{Name: "mem-cap", Value: analyze.DefaultMemCap, Usage: "largest value (serialized bytes) run through hdt3213/rdb's memory profiler"},
+			&cli.IntFlag{Name: "mem-cap", Value: analyze.DefaultMemCap, Usage: "largest value (serialized bytes) run through hdt3213/rdb's memory profiler", Action: atLeast("mem-cap", 0)},
 			&cli.IntFlag{Name: "mem-every", Value: analyze.DefaultMemEvery, Usage: "after the first 256 values of a type, profile one in N (1: every value up to --mem-cap)", Action: atLeast("mem-every", 1)},
 			capFlag(),
 		},
@@ -61,9 +60,9 @@ func runAnalyze(c *cli.Context) error {
 	if opt.MemCap == 0 {
 		opt.MemCap = -1 // --mem-cap 0: no profiling
 	}
-	prog := newProgress("analyze")
-	opt.Progress = prog.offset
-	r, err := rdbio.NewReader(in, rdbio.Options{Cap: c.Int("cap")})
+	prog := newProgress(c, "analyze")
+	prog.phase("reading", inputSize(c.Args().First()))
+	r, err := rdbio.NewReader(prog.reader(in), rdbio.Options{Cap: c.Int("cap")})
 	if err != nil {
 		return err
 	}
@@ -73,9 +72,7 @@ func runAnalyze(c *cli.Context) error {
 	}
 	rep := analyzeReport{Analysis: a}
 	if wi != nil && err == nil {
-		if prog.on {
-			fmt.Fprint(os.Stderr, "\ranalyze: training the what-if dictionary\033[K")
-		}
+		prog.phase("training the what-if dictionary", noBytes)
 		rep.WhatIf, err = wi.Estimate(listcodec.EstimateInput{Bytes: a.Bytes + a.TrailingBytes, Compressed: a.Rdbz.Compressed,
 			ChecksumDisabled: a.Checksum == rdbio.ChecksumDisabled})
 	}

@@ -18,7 +18,7 @@ const compressHeadroom = 24 << 20
 func flowFlags() []cli.Flag {
 	d := listcodec.DefaultFlow()
 	return append(outputFlags(),
-		&cli.IntFlag{Name: "workers", Value: d.Workers, Usage: "node workers", Action: inRange("workers", 1, 1024)},
+		&cli.IntFlag{Name: "workers", Value: d.Workers, DefaultText: "one per CPU", Usage: "node workers", Action: inRange("workers", 1, 1024)},
 		capFlag(),
 		&cli.Int64Flag{Name: "queue-bytes", Value: d.QueueBytes, Usage: "bytes in flight between reader, workers and writer", Action: atLeast[int64]("queue-bytes", 64<<10)},
 		&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept an input whose CRC64 does not match"},
@@ -35,9 +35,12 @@ func compressCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "compress",
 		Usage:     "rewrite list nodes into zstd-dictionary-compressed form; everything else is copied byte for byte",
-		ArgsUsage: "IN (a path, or - for stdin)",
+		ArgsUsage: "[IN]",
+		Description: "Writes IN.rdbz (IN is kept unless --rm), or OUT with -o, or stdout with -c. With no IN, or IN -,\n" +
+			"reads stdin and writes stdout.",
 		Flags: append(flowFlags(),
-			&cli.StringFlag{Name: "dict", Usage: "zstd dictionary file (rdbz train or zstd --train); default: train one from IN"},
+			rmFlag(),
+			&cli.StringFlag{Name: "dict", Usage: "zstd dictionary `FILE` (rdbz train or zstd --train); without it one is trained from IN"},
 			&cli.BoolFlag{Name: "no-embed", Usage: "with --dict: store only its ID (AUX rdbz-dict-id), not the dictionary"},
 			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(d.Level), Usage: "zstd level: 1 fastest (with a dictionary, smaller and 2.5x faster than 3 on list nodes), 3, 7 better, 11 best", Action: inRange("level", 1, 22)},
 			&cli.Float64Flag{Name: "min-saving", Value: d.MinSaving, Usage: "share of a node's stored size compression must save", Action: inRange("min-saving", 0, 0.99)},
@@ -70,7 +73,7 @@ func runCompress(c *cli.Context) error {
 	// The heap holds the training sample (and, on a stream, the held
 	// records), the trainer's tables, and the queue.
 	held := opt.Train.SampleBytes
-	if opt.Train.Stream || c.Args().First() == "-" {
+	if opt.Train.Stream || c.NArg() == 0 || c.Args().First() == "-" {
 		held += opt.Train.TrainBytes
 	}
 	limitMemory(held + opt.QueueBytes + compressHeadroom)
@@ -83,7 +86,15 @@ func runCompress(c *cli.Context) error {
 	} else if opt.NoEmbed {
 		return fmt.Errorf("--no-embed needs --dict")
 	}
-	return transcode(c, "compress", func(w io.Writer, r io.Reader) (string, error) {
+	return transcode(c, compressedName, "", func(w io.Writer, r io.Reader, prog *progress) (string, error) {
+		size := inputSize(c.Args().First())
+		opt.Phase = func(name string) {
+			if name == "training" {
+				prog.phase(name, noBytes)
+			} else {
+				prog.phase(name, size)
+			}
+		}
 		st, err := listcodec.CompressContext(c.Context, w, r, opt)
 		return summaryLine("compress", st), err
 	})
@@ -93,8 +104,11 @@ func decompressCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "decompress",
 		Usage:     "turn zstd nodes back into raw or LZF strings that redis-server loads",
-		ArgsUsage: "IN (a path, or - for stdin)",
+		ArgsUsage: "[IN]",
+		Description: "Writes IN without its .rdbz suffix (IN.rdb when it has another; IN is kept unless --rm), or OUT with -o,\n" +
+			"or stdout with -c. With no IN, or IN -, reads stdin and writes stdout.",
 		Flags: append(flowFlags(),
+			rmFlag(),
 			&cli.StringFlag{Name: "to", Value: listcodec.ToOriginal.String(), Usage: "original (byte-identical to the source), lzf (as Redis saves), raw"},
 			&cli.StringSliceFlag{Name: "dict", Usage: "external dictionary file(s) for files compressed with --no-embed"},
 		),
@@ -115,38 +129,44 @@ func runDecompress(c *cli.Context) error {
 		}
 		opt.Dicts = append(opt.Dicts, d)
 	}
-	return transcode(c, "decompress", func(w io.Writer, r io.Reader) (string, error) {
+	return transcode(c, decompressedName, "decompressing", func(w io.Writer, r io.Reader, _ *progress) (string, error) {
 		st, err := listcodec.DecompressContext(c.Context, w, r, opt)
 		return summaryLine("decompress", st), err
 	})
 }
 
-// transcode runs fn from IN to OUT with the safe-output rules (and
-// progress on a terminal) and prints the summary line fn returns.
-func transcode(c *cli.Context, verb string, fn func(io.Writer, io.Reader) (string, error)) error {
-	inPath := c.Args().First()
-	if c.NArg() > 1 {
-		return fmt.Errorf("one input expected, got %d", c.NArg())
+// transcode runs fn from IN to OUT, both found by the conventions of
+// paths.go (name: the default output name), with the safe-output rules;
+// it shows progress on a terminal from the phase first ("": fn starts its
+// own phases), prints the summary line fn returns unless -q and, with --rm,
+// removes IN once OUT is in place.
+func transcode(c *cli.Context, name namer, first string, fn func(io.Writer, io.Reader, *progress) (string, error)) error {
+	inPath, err := inputPath(c)
+	if err != nil {
+		return err
+	}
+	outPath, err := outputPath(c, inPath, name)
+	if err != nil {
+		return err
 	}
 	in, err := openInput(inPath)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	out, err := createOutput(c.String("output"), inPath, outputOptions(c))
+	out, err := createOutput(outPath, inPath, outputOptions(c))
 	if err != nil {
 		return err
 	}
-	prog := newProgress(verb)
-	src := io.Reader(in)
-	if prog.on {
-		pr := &progressReader{r: in, p: prog}
-		src = pr
-		if f, ok := in.(*os.File); ok {
-			src = progressFile{f, pr}
-		}
+	if c.Bool("rm") && !out.regular() {
+		out.abort()
+		return usagef("--rm: %s is not a regular file; IN is kept only that way", outPath)
 	}
-	summary, err := fn(out, src)
+	prog := newProgress(c, c.Command.Name)
+	if first != "" {
+		prog.phase(first, inputSize(inPath))
+	}
+	summary, err := fn(out, prog.reader(in), prog)
 	prog.done()
 	if err != nil {
 		out.abort()
@@ -155,29 +175,25 @@ func transcode(c *cli.Context, verb string, fn func(io.Writer, io.Reader) (strin
 	if err := out.commit(); err != nil {
 		return err
 	}
-	fmt.Fprintln(os.Stderr, summary)
+	if c.Bool("rm") {
+		in.Close()
+		if err := os.Remove(inPath); err != nil {
+			return fmt.Errorf("--rm: %w", err)
+		}
+	}
+	if !c.Bool("quiet") {
+		fmt.Fprintln(os.Stderr, summary)
+	}
+	if c.Bool("verbose") {
+		fmt.Fprintf(os.Stderr, "%s: %s -> %s; %s\n", c.Command.Name, displayName(inPath), displayName(outPath), prog.timings())
+	}
 	return nil
 }
 
-// progressReader reports the input offset as it is read.
-type progressReader struct {
-	r io.Reader
-	p *progress
-	n int64
+// displayName is a path as messages show it ("-": stdin or stdout).
+func displayName(path string) string {
+	if path == "-" {
+		return "(stdio)"
+	}
+	return path
 }
-
-func (p *progressReader) Read(b []byte) (int, error) {
-	n, err := p.r.Read(b)
-	p.n += int64(n)
-	p.p.offset(p.n)
-	return n, err
-}
-
-// progressFile keeps a file seekable (for the sampling pass) behind
-// progress reporting.
-type progressFile struct {
-	*os.File
-	pr *progressReader
-}
-
-func (p progressFile) Read(b []byte) (int, error) { return p.pr.Read(b) }

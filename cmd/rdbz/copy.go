@@ -11,16 +11,17 @@ import (
 
 func copyCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "copy",
-		Usage:     "read every record and write it back unchanged (a check that rdbz reads the file)",
-		ArgsUsage: "IN",
-		Flags:     append(outputFlags(), capFlag()),
-		Action:    runCopy,
+		Name:        "copy",
+		Usage:       "read every record and write it back unchanged (a check that rdbz reads the file)",
+		ArgsUsage:   "[IN]",
+		Description: "Writes OUT (-o) or stdout (-c; the default when reading stdin: no IN, or IN -).",
+		Flags:       append(outputFlags(), capFlag()),
+		Action:      runCopy,
 	}
 }
 
 func runCopy(c *cli.Context) error {
-	return transcode(c, "copy", func(w io.Writer, r io.Reader) (string, error) {
+	return transcode(c, nil, "copying", func(w io.Writer, r io.Reader, _ *progress) (string, error) {
 		start := time.Now()
 		n, err := rdbio.Copy(w, r, rdbio.Options{Cap: c.Int("cap")})
 		secs := time.Since(start).Seconds()

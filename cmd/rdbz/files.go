@@ -10,7 +10,10 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// openInput opens a path, or stdin for "-".
+// errIsDir: an input path names a folder.
+var errIsDir = errors.New("is a directory, not a file")
+
+// openInput opens a path, or stdin for "-". A folder is refused by name.
 func openInput(path string) (io.ReadCloser, error) {
 	if path == "" {
 		return nil, errors.New("missing input (a path, or - for stdin)")
@@ -21,6 +24,10 @@ func openInput(path string) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open input: %w", err)
+	}
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("input %s %w", path, errIsDir)
 	}
 	return f, nil
 }
@@ -36,15 +43,10 @@ type output struct {
 // A new file takes the input file's permissions (0666 less the umask from
 // stdin).
 func createOutput(path, inPath string, opt outfile.Options) (*output, error) {
-	if path == "" {
-		return nil, errors.New("missing -o OUT (a path, or - for stdout)")
-	}
 	if path == "-" {
 		return &output{Writer: os.Stdout}, nil
 	}
-	if same, err := samePath(path, inPath); err != nil {
-		return nil, err
-	} else if same {
+	if samePath(path, inPath) {
 		return nil, fmt.Errorf("output %s is the input: refusing to overwrite it", path)
 	}
 	if inPath != "" && inPath != "-" {
@@ -62,15 +64,21 @@ func createOutput(path, inPath string, opt outfile.Options) (*output, error) {
 // outputFlags are the flags of a command that writes OUT.
 func outputFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "OUT (a path, or - for stdout)"},
-		&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "overwrite OUT"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `OUT` (a path, or - for stdout)"},
+		&cli.BoolFlag{Name: "stdout", Aliases: []string{"c"}, Usage: "write to stdout"},
+		&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "overwrite OUT; write binary data to a terminal"},
 		&cli.BoolFlag{Name: "sync", Usage: "flush OUT to the disk before it appears (as gzip --synchronous)"},
 	}
 }
 
+// rmFlag is --rm of the commands that turn a file into another.
+func rmFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "rm", Usage: "remove IN once OUT is complete and flushed to the disk"}
+}
+
 // outputOptions reads outputFlags.
 func outputOptions(c *cli.Context) outfile.Options {
-	return outfile.Options{Force: c.Bool("force"), Sync: c.Bool("sync")}
+	return outfile.Options{Force: c.Bool("force"), Sync: c.Bool("sync") || c.Bool("rm")}
 }
 
 // commit puts the output in place (stdout: nothing to do).
@@ -88,23 +96,19 @@ func (o *output) abort() {
 	}
 }
 
-func samePath(a, b string) (bool, error) {
+// regular reports whether the output is a regular file put in place (not
+// stdout, nor a device written in place).
+func (o *output) regular() bool { return o.file != nil && !o.file.InPlace() }
+
+// samePath reports whether a and b name the same existing file.
+func samePath(a, b string) bool {
 	if b == "" || b == "-" {
-		return false, nil
+		return false
 	}
 	sa, err := os.Stat(a)
 	if err != nil {
-		return false, nil
+		return false
 	}
 	sb, err := os.Stat(b)
-	if err != nil {
-		return false, nil
-	}
-	return os.SameFile(sa, sb), nil
-}
-
-// isTerminal reports whether f is a terminal (progress goes there only).
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return err == nil && os.SameFile(sa, sb)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"text/tabwriter"
 
@@ -15,7 +16,9 @@ func infoCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "info",
 		Usage:     "describe an RDB file: version, aux fields, checksum, keys per db and type, list nodes",
-		ArgsUsage: "IN (a path, or - for stdin)",
+		ArgsUsage: "[IN...]",
+		Description: "Reports on each IN in turn (stdin with no IN, or IN -). --json prints one object for one IN,\n" +
+			"an array of objects (each with its \"file\") for several.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			capFlag(),
@@ -24,43 +27,125 @@ func infoCommand() *cli.Command {
 	}
 }
 
-func capFlag() cli.Flag {
-	return &cli.IntFlag{Name: "cap", Value: rdbio.DefaultCap, Usage: "bytes of one string held in memory at most"}
+// infoReport is what rdbz info reports on one file: the summary, the bytes
+// after the EOF trailer (redis-cli --rdb appends some), and the file.
+type infoReport struct {
+	File string `json:"file"`
+	*analyze.Summary
+	TrailingBytes int64 `json:"trailing_bytes"`
+	// stopped says why the checksum was not checked, when it was not.
+	stopped string
 }
 
+// checksumUnchecked is the checksum status of a file whose trailer was not
+// reached.
+const checksumUnchecked rdbio.ChecksumStatus = "unchecked"
+
+// runInfo reports on each input in turn: text, or JSON (one object for one
+// input, an array for several). A file that fails is reported as far as
+// it was read, the error printed, and the others still read.
 func runInfo(c *cli.Context) error {
-	in, err := openInput(c.Args().First())
+	paths, err := inputPaths(c)
 	if err != nil {
 		return err
+	}
+	var reps []*infoReport
+	failed := 0
+	var last error
+	for i, p := range paths {
+		rep, err := infoFile(c, p)
+		if err != nil {
+			failed, last = failed+1, err
+			if len(paths) > 1 {
+				fmt.Fprintf(os.Stderr, "rdbz: %s: %v\n", p, err)
+			}
+		}
+		if rep == nil {
+			continue
+		}
+		reps = append(reps, rep)
+		if c.Bool("json") {
+			continue
+		}
+		if err := report(func(w io.Writer) {
+			if len(paths) > 1 {
+				if i > 0 {
+					fmt.Fprintln(w)
+				}
+				fmt.Fprintf(w, "==> %s <==\n", p)
+			}
+			printInfo(w, rep, c.Bool("verbose"))
+		}); err != nil {
+			return err
+		}
+	}
+	if c.Bool("json") {
+		var rerr error
+		if len(paths) == 1 && len(reps) == 1 {
+			rerr = reportJSON(reps[0])
+		} else {
+			rerr = reportJSON(reps)
+		}
+		if rerr != nil {
+			return rerr
+		}
+	}
+	if failed > 1 || (failed == 1 && len(paths) > 1) {
+		return fmt.Errorf("%d of %d inputs failed", failed, len(paths))
+	}
+	return last
+}
+
+// infoFile reads one input; on error it returns what it read (nil when
+// the input could not be opened or is not an RDB file) with the error.
+func infoFile(c *cli.Context, path string) (*infoReport, error) {
+	in, err := openInput(path)
+	if err != nil {
+		return nil, err
 	}
 	defer in.Close()
-	r, err := rdbio.NewReader(in, rdbio.Options{Cap: c.Int("cap")})
+	prog := newProgress(c, "info")
+	size := inputSize(path)
+	prog.phase("reading", size)
+	defer prog.done()
+	r, err := rdbio.NewReader(prog.reader(in), rdbio.Options{Cap: c.Int("cap")})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	s, err := analyze.Summarize(r, newProgress("info").offset)
+	s, err := analyze.Summarize(r, nil)
+	rep := &infoReport{File: path, Summary: s}
+	switch {
+	case err == nil && s.Unwalked == nil:
+		rep.TrailingBytes, err = r.CopyRest(io.Discard)
+	case s.Checksum == "" && s.Bytes == size:
+		rep.Checksum, rep.stopped = checksumUnchecked, fmt.Sprintf("truncated at offset %d", s.Bytes)
+	case s.Checksum == "":
+		rep.Checksum, rep.stopped = checksumUnchecked, fmt.Sprintf("the read stopped at offset %d", s.Bytes)
+	}
 	if s.Checksum == rdbio.ChecksumMismatch && err == nil {
 		err = fmt.Errorf("checksum mismatch")
 	}
-	var rerr error
-	if c.Bool("json") {
-		rerr = reportJSON(s)
-	} else {
-		rerr = report(func(w io.Writer) { printInfo(w, s) })
-	}
-	if err == nil {
-		err = rerr
-	}
-	return err
+	return rep, err
 }
 
-func printInfo(w io.Writer, s *analyze.Summary) {
+// printInfo prints the text report of one file; verbose prints long aux
+// values whole.
+func printInfo(w io.Writer, rep *infoReport, verbose bool) {
+	s := rep.Summary
 	fmt.Fprintf(w, "magic     %s (RDB version %d)\n", s.Magic, s.Version)
-	fmt.Fprintf(w, "bytes     %d\n", s.Bytes)
-	fmt.Fprintf(w, "checksum  %s\n", s.Checksum)
+	if rep.TrailingBytes > 0 {
+		fmt.Fprintf(w, "bytes     %d: RDB %d, then %d bytes after the EOF trailer\n", s.Bytes+rep.TrailingBytes, s.Bytes, rep.TrailingBytes)
+	} else {
+		fmt.Fprintf(w, "bytes     %d\n", s.Bytes)
+	}
+	if rep.stopped != "" {
+		fmt.Fprintf(w, "checksum  not checked: %s\n", rep.stopped)
+	} else {
+		fmt.Fprintf(w, "checksum  %s\n", s.Checksum)
+	}
 	for _, a := range s.Aux {
 		v := a.Value
-		if len(v) > 80 {
+		if len(v) > 80 && !verbose {
 			v = fmt.Sprintf("%.60q... (%d bytes)", v, len(v))
 		} else {
 			v = fmt.Sprintf("%q", v)

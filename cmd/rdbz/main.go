@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -34,9 +35,36 @@ func main() {
 		time.Sleep(interruptGrace)
 		exitInterrupted()
 	}()
+	app := newApp()
+	args, command := reorderArgs(app, os.Args)
+	stopProfile := startProfile()
+	err := app.RunContext(ctx, args)
+	stopProfile()
+	if ctx.Err() != nil {
+		exitInterrupted()
+	}
+	if err != nil {
+		exit(err, command)
+	}
+}
+
+// newApp is the command line: its commands, the flags they share, and how
+// usage errors are reported.
+func newApp() *cli.App {
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Aliases: []string{"V"}, Usage: "print the version and VCS revision"}
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, "rdbz", c.App.Version) }
+	// A switch is off unless given: its help says so without a default.
+	stringify := cli.FlagStringer
+	cli.FlagStringer = func(f cli.Flag) string { return strings.TrimSuffix(stringify(f), " (default: false)") }
 	app := &cli.App{
 		Name:  "rdbz",
 		Usage: "transcode Redis RDB snapshots (zstd-dictionary list compression, analysis)",
+		Description: "IN and OUT are paths, or - for stdin and stdout. As with zstd and gzip, compress FILE writes FILE.rdbz,\n" +
+			"decompress FILE.rdbz writes FILE, and the input is kept unless --rm; -c writes to stdout; with no file\n" +
+			"named a command reads stdin and writes stdout; binary data goes to a terminal only with -f. Flags may\n" +
+			"come before or after the arguments (-- ends them). On a terminal, long commands show their progress on\n" +
+			"stderr (-q: none). Exit status: 0 success, 1 failure, 2 usage error, 130 interrupted.",
+		Version: version(),
 		Commands: []*cli.Command{
 			infoCommand(),
 			copyCommand(),
@@ -45,26 +73,37 @@ func main() {
 			analyzeCommand(),
 			trainCommand(),
 			verifyCommand(),
+			completionCommand(),
+			manCommand(),
 		},
-		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError:   onUsageError,
+		Action:               unknownCommand,
+		Suggest:              true,
+		EnableBashCompletion: true,
+		ExitErrHandler:       func(*cli.Context, error) {},
+		OnUsageError:         onUsageError,
 	}
 	for _, c := range app.Commands {
 		c.OnUsageError = onUsageError
+		c.Flags = append(c.Flags, commonFlags()...)
 	}
-	stopProfile := startProfile()
-	err := app.RunContext(ctx, os.Args)
-	stopProfile()
-	if ctx.Err() != nil {
-		exitInterrupted()
-	}
-	if err != nil {
+	return app
+}
+
+// exit prints err on one line and exits: 2 for a usage error (with where
+// to read the usage), else 1.
+func exit(err error, command string) {
+	if !isUsage(err) {
 		fmt.Fprintln(os.Stderr, "rdbz:", err)
-		if isUsage(err) {
-			os.Exit(2)
-		}
 		os.Exit(1)
 	}
+	help := "rdbz --help"
+	prefix := "rdbz"
+	if command != "" {
+		help = "rdbz " + command + " --help"
+		prefix += " " + command
+	}
+	fmt.Fprintf(os.Stderr, "%s: %v (see '%s')\n", prefix, err, help)
+	os.Exit(2)
 }
 
 // exitInterrupted removes the partial outputs and exits with 130, as a
@@ -73,6 +112,32 @@ func exitInterrupted() {
 	outfile.AbortAll()
 	fmt.Fprintln(os.Stderr, "rdbz: interrupted; removed the partial output")
 	os.Exit(130)
+}
+
+// version is the module version and the VCS revision of this build, from
+// its build info.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(no build info)"
+	}
+	rev, when, modified := "", "", ""
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			when = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = ", modified"
+			}
+		}
+	}
+	if rev == "" {
+		return fmt.Sprintf("%s (no VCS revision recorded; %s)", bi.Main.Version, bi.GoVersion)
+	}
+	return fmt.Sprintf("%s (revision %s, %s%s; %s)", bi.Main.Version, rev, when, modified, bi.GoVersion)
 }
 
 // limitMemory sets the Go runtime's soft memory limit, unless GOMEMLIMIT

@@ -2,34 +2,183 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"strings"
+	"sync"
 	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
 )
 
-// progress prints "name: N MB" on stderr now and then, when stderr is a
-// terminal.
+// progress shows on stderr, when it is a terminal and -q is not given, what
+// a long command is doing: its phase, the bytes done and, where the size
+// is known, a percentage and the time left. Each phase is a new bar; done
+// clears the line before the report or summary is printed. It also keeps
+// how long each phase took, for -v.
 type progress struct {
-	name  string
-	on    bool
-	last  time.Time
-	start time.Time
+	verb   string
+	on     bool
+	mu     sync.Mutex
+	bar    *progressbar.ProgressBar
+	name   string // the current phase
+	start  time.Time
+	n      int64    // bytes done in the current phase
+	phases []string // "name 1.23s" of the phases done
 }
 
-func newProgress(name string) *progress {
-	return &progress{name: name, on: isTerminal(os.Stderr), start: time.Now()}
+// newProgress starts the progress display of a command (verb: its name).
+func newProgress(c *cli.Context, verb string) *progress {
+	return &progress{verb: verb, on: !c.Bool("quiet") && isTerminal(os.Stderr)}
 }
 
-func (p *progress) offset(off int64) {
-	if !p.on || time.Since(p.last) < 200*time.Millisecond {
+// noBytes is the total of a phase that reads nothing (training): a
+// spinner and the time spent.
+const noBytes = -1
+
+// phase starts a phase of total bytes: a bar with a percentage and the
+// time left; 0 when the size is unknown (stdin): a spinner and the bytes
+// read; noBytes: a spinner only.
+func (p *progress) phase(name string, total int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.endPhase()
+	p.name, p.start = name, time.Now()
+	if !p.on {
 		return
 	}
-	p.last = time.Now()
-	fmt.Fprintf(os.Stderr, "\r%s: %.1f MB read", p.name, float64(off)/1e6)
+	opts := []progressbar.Option{
+		progressbar.OptionSetWriter(os.Stderr),
+		progressbar.OptionSetDescription(p.verb + ": " + name),
+		progressbar.OptionSetWidth(20),
+		progressbar.OptionThrottle(100 * time.Millisecond),
+		progressbar.OptionSetPredictTime(total > 0),
+		progressbar.OptionSetElapsedTime(true),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSpinnerType(14),
+	}
+	if total != noBytes {
+		opts = append(opts, progressbar.OptionShowBytes(true), progressbar.OptionShowCount(), progressbar.OptionUseIECUnits(true))
+	}
+	if total <= 0 {
+		total = -1 // progressbar's unknown length
+	}
+	p.bar = progressbar.NewOptions64(total, opts...)
+	p.bar.RenderBlank()
+	if p.n > 0 && total > 0 {
+		p.bar.Set64(p.n)
+	}
 }
 
-// done clears the progress line.
-func (p *progress) done() {
-	if p.on && !p.last.IsZero() {
-		fmt.Fprint(os.Stderr, "\r\033[K")
+// endPhase clears the bar of the current phase and notes its duration.
+// The caller holds p.mu.
+func (p *progress) endPhase() {
+	if p.name != "" {
+		p.phases = append(p.phases, fmt.Sprintf("%s %.2fs", p.name, time.Since(p.start).Seconds()))
+		p.name = ""
 	}
+	if p.bar != nil {
+		// Finish clears the line (OptionClearOnFinish) and stops the
+		// spinner's goroutine.
+		p.bar.Finish()
+		p.bar = nil
+	}
+}
+
+// add counts n more bytes read (fewer when n < 0: a file read again).
+func (p *progress) add(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n = max(p.n+n, 0)
+	if p.bar != nil {
+		p.bar.Set64(p.n)
+	}
+}
+
+// done ends the last phase and clears the line.
+func (p *progress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.endPhase()
+}
+
+// timings is "sampling 0.31s, training 0.40s, ..." for the phases done.
+func (p *progress) timings() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.phases, ", ")
+}
+
+// reader counts the bytes read through r into the current phase; the
+// readers of several inputs read at once (verify) add up.
+func (p *progress) reader(r io.Reader) io.Reader {
+	if !p.on {
+		return r
+	}
+	cr := &countingReader{r: r, p: p}
+	if f, ok := r.(*os.File); ok {
+		return countingFile{f, cr}
+	}
+	return cr
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	p *progress
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.p.add(int64(n))
+	return n, err
+}
+
+// countingFile keeps a file seekable and statable (compress reads a file
+// twice) behind the count: a seek moves the count with the offset.
+type countingFile struct {
+	*os.File
+	c *countingReader
+}
+
+func (f countingFile) Read(b []byte) (int, error) { return f.c.Read(b) }
+
+func (f countingFile) Seek(off int64, whence int) (int64, error) {
+	before, err := f.File.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0, err
+	}
+	n, err := f.File.Seek(off, whence)
+	if err == nil {
+		f.c.p.add(n - before)
+	}
+	return n, err
+}
+
+// inputSize is the size of a regular file at path, or 0 (stdin, a pipe,
+// a device: unknown).
+func inputSize(path string) int64 {
+	if path == "-" {
+		return 0
+	}
+	fi, err := os.Stat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	return fi.Size()
+}
+
+// totalSize is the sum of the sizes of the inputs, or 0 when one is
+// unknown.
+func totalSize(paths []string) int64 {
+	var sum int64
+	for _, p := range paths {
+		n := inputSize(p)
+		if n == 0 {
+			return 0
+		}
+		sum += n
+	}
+	return sum
 }

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -21,20 +21,20 @@ func trainCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "train",
 		Usage:     "train a zstd dictionary from the list nodes of RDB files (as rdbz compress trains it)",
-		ArgsUsage: "IN... (paths, or - for stdin)",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "FILE.dict (a standard zstd dictionary)"},
-			&cli.BoolFlag{Name: "force", Aliases: []string{"f"}, Usage: "overwrite the output"},
+		ArgsUsage: "[IN...]",
+		Description: "Writes a standard zstd dictionary to OUT (-o FILE.dict) or stdout (-c; the default when reading\n" +
+			"stdin: no IN, or IN -). The samples are drawn from all the INs.",
+		Flags: append(outputFlags(),
 			&cli.IntFlag{Name: "dict-size", Value: d.DictSize, Usage: "largest dictionary size in bytes (at most a tenth of the list data)", Action: dictSizeRange},
 			&cli.Int64Flag{Name: "sample-bytes", Value: d.SampleBytes, Usage: "node bytes sampled (uniformly over files; the first ones from stdin)", Action: atLeast[int64]("sample-bytes", 1)},
 			&cli.Int64Flag{Name: "seed", Value: d.Seed, Usage: "same input and seed, same dictionary"},
-			&cli.UintFlag{Name: "dict-id", Usage: "dictionary ID, 32768-65535 (0: derived from the seed)", Action: dictIDRange},
+			&cli.UintFlag{Name: "dict-id", Usage: "dictionary ID, 32768-65535, or 0: derived from the seed", DefaultText: "0 (derived)", Action: dictIDRange},
 			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(listcodec.DefaultLevel), Usage: "zstd level the dictionary is tuned for", Action: inRange("level", 1, 22)},
 			&cli.IntFlag{Name: "tries", Value: d.Tries, Usage: "shuffle seeds tried; the dictionary with which the sample costs least is kept", Action: inRange("tries", 1, 100)},
 			&cli.BoolFlag{Name: "held-out", Usage: "also train on nine tenths of the sample and report on the other tenth (a second training)"},
-			&cli.StringFlag{Name: "dump-samples", Usage: "also write each sampled node to a file in this folder (for zstd --train)"},
+			&cli.StringFlag{Name: "dump-samples", Usage: "also write each sampled node to a file in this `FOLDER` (for zstd --train)"},
 			capFlag(),
-		},
+		),
 		Action: runTrain,
 	}
 }
@@ -46,8 +46,17 @@ func trainCommand() *cli.Command {
 const trainHeadroom = 38 << 20
 
 func runTrain(c *cli.Context) error {
-	if c.NArg() == 0 {
-		return errors.New("train needs at least one input")
+	paths, err := inputPaths(c)
+	if err != nil {
+		return err
+	}
+	in := "" // no default output name: -o or -c, or stdout from stdin
+	if len(paths) == 1 && paths[0] == "-" {
+		in = "-"
+	}
+	outPath, err := outputPath(c, in, nil)
+	if err != nil {
+		return err
 	}
 	start := time.Now()
 	opt := listcodec.DefaultTrainOptions()
@@ -55,8 +64,11 @@ func runTrain(c *cli.Context) error {
 	limitMemory(opt.SampleBytes + trainHeadroom)
 	opt.Seed, opt.Tries, opt.ID = c.Int64("seed"), c.Int("tries"), uint32(c.Uint("dict-id"))
 	s := listcodec.NewNodeSampler(opt)
-	for _, p := range c.Args().Slice() {
-		if err := sampleInput(c.Context, p, s, c.Int("cap")); err != nil {
+	prog := newProgress(c, "train")
+	defer prog.done()
+	prog.phase("sampling", totalSize(paths))
+	for _, p := range paths {
+		if err := sampleInput(c.Context, p, s, c.Int("cap"), prog); err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 	}
@@ -67,37 +79,49 @@ func runTrain(c *cli.Context) error {
 		}
 	}
 	level := zstd.EncoderLevelFromZstd(c.Int("level"))
+	prog.phase("training", noBytes)
 	dict, err := s.Dict(samples, level)
 	if err != nil {
 		return fmt.Errorf("train: %w", err)
 	}
 	secs := time.Since(start).Seconds()
-	if err := writeFile(c.String("output"), c.Bool("force"), dict.Bytes); err != nil {
+	wopt := outputOptions(c)
+	wopt.Sync = true // a dictionary is small, and files depend on it
+	if err := writeFile(outPath, wopt, dict.Bytes); err != nil {
 		return err
 	}
+	evalName, evalSet, evalDict := "sample (trained on; --held-out for a fair figure)", samples, dict
+	if c.Bool("held-out") {
+		// An honest figure costs a second training: a dictionary trained
+		// on nine tenths of the sample, judged on the other tenth.
+		prog.phase("training on nine tenths (--held-out)", noBytes)
+		var trainSet []listcodec.NodeSample
+		trainSet, evalSet = train.HeldOut(samples, 0.9, opt.Seed)
+		if evalDict, err = s.Dict(trainSet, level); err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+		evalName = "held-out"
+	}
+	prog.done()
+	if c.Bool("quiet") {
+		return nil
+	}
 	fmt.Fprintf(os.Stderr, "train: %d samples; dictionary %d, %d bytes, %.2fs\n", len(samples), dict.ID, len(dict.Bytes), secs)
-	if !c.Bool("held-out") {
-		return reportTrain("sample (trained on; --held-out for a fair figure)", samples, dict, level)
+	if c.Bool("verbose") {
+		fmt.Fprintf(os.Stderr, "train: %s -> %s; %s\n", strings.Join(paths, " "), displayName(outPath), prog.timings())
 	}
-	// An honest figure costs a second training: a dictionary trained on
-	// nine tenths of the sample, judged on the other tenth.
-	trainSet, evalSet := train.HeldOut(samples, 0.9, opt.Seed)
-	probe, err := s.Dict(trainSet, level)
-	if err != nil {
-		return fmt.Errorf("train: %w", err)
-	}
-	return reportTrain("held-out", evalSet, probe, level)
+	return reportTrain(evalName, evalSet, evalDict, level)
 }
 
 // sampleInput adds the list nodes of one input to s: all of a file, or
 // from stdin only until the sample is full.
-func sampleInput(ctx context.Context, path string, s *listcodec.NodeSampler, capBytes int) error {
+func sampleInput(ctx context.Context, path string, s *listcodec.NodeSampler, capBytes int, prog *progress) error {
 	in, err := openInput(path)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	return s.AddAll(ctx, in, rdbio.Options{Cap: capBytes}, path == "-")
+	return s.AddAll(ctx, prog.reader(in), rdbio.Options{Cap: capBytes}, path == "-")
 }
 
 // dumpSamples writes each sample to DIR/node-NNNNNN. A file there is
@@ -137,9 +161,9 @@ func writeNew(path string, b []byte) error {
 	return err
 }
 
-// writeFile writes b to path through a temp file renamed into place.
-func writeFile(path string, force bool, b []byte) error {
-	out, err := createOutput(path, "", outfile.Options{Force: force, Sync: true})
+// writeFile writes b to path (complete or not at all) or stdout ("-").
+func writeFile(path string, opt outfile.Options, b []byte) error {
+	out, err := createOutput(path, "", opt)
 	if err != nil {
 		return err
 	}

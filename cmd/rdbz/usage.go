@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/train"
@@ -27,8 +28,28 @@ func isUsage(err error) bool {
 }
 
 // onUsageError turns urfave's parse errors (an unknown flag, a value that
-// does not parse) into usage errors.
-func onUsageError(_ *cli.Context, err error, _ bool) error { return &usageError{err} }
+// does not parse) into usage errors, with the nearest flag's name for an
+// unknown one.
+func onUsageError(c *cli.Context, err error, _ bool) error {
+	if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok && cli.SuggestFlag != nil {
+		if s := cli.SuggestFlag(c.Command.Flags, strings.TrimLeft(name, "-"), false); s != "" {
+			return &usageError{fmt.Errorf("%w (did you mean %s?)", err, s)}
+		}
+	}
+	return &usageError{err}
+}
+
+// unknownCommand is the action of rdbz without a known command.
+func unknownCommand(c *cli.Context) error {
+	if c.NArg() == 0 {
+		return usagef("no command given")
+	}
+	name := c.Args().First()
+	if cli.SuggestCommand != nil {
+		return usagef("unknown command %q. %s", name, cli.SuggestCommand(c.App.VisibleCommands(), name))
+	}
+	return usagef("unknown command %q", name)
+}
 
 // number is a flag value type that ranges check.
 type number interface {

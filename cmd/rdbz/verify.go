@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
@@ -19,9 +18,9 @@ func verifyCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "dict", Usage: "external dictionary file(s), for files compressed with --no-embed"},
 			&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept inputs whose CRC64 does not match"},
-			&cli.IntFlag{Name: "workers", Value: verify.DefaultWorkers(), Usage: "decompression workers per input", Action: inRange("workers", 1, 1024)},
+			&cli.IntFlag{Name: "workers", Value: verify.DefaultWorkers(), DefaultText: "half the CPUs", Usage: "decompression workers per input", Action: inRange("workers", 1, 1024)},
 			capFlag(),
-			&cli.IntFlag{Name: "decode-cap", Value: verify.DefaultDecodeCap,
+			&cli.IntFlag{Name: "decode-cap", Value: verify.DefaultDecodeCap, Action: inRange("decode-cap", 1, maxCap),
 				Usage: "stored bytes of one value decoded to be compared; larger values are compared as stored"},
 		},
 		Action: runVerify,
@@ -30,11 +29,11 @@ func verifyCommand() *cli.Command {
 
 func runVerify(c *cli.Context) error {
 	if c.NArg() != 2 {
-		return fmt.Errorf("verify needs two inputs A and B, got %d", c.NArg())
+		return usagef("verify takes two inputs A and B, got %d", c.NArg())
 	}
 	pa, pb := c.Args().Get(0), c.Args().Get(1)
 	if pa == "-" && pb == "-" {
-		return errors.New("verify: only one input can be - (stdin)")
+		return usagef("only one input can be - (stdin)")
 	}
 	limitMemory(verifyMemory)
 	opt := verify.Options{
@@ -59,12 +58,18 @@ func runVerify(c *cli.Context) error {
 		return fmt.Errorf("input B: %w", err)
 	}
 	defer b.Close()
-	res, err := verify.Verify(a, b, opt)
+	prog := newProgress(c, "verify")
+	prog.phase("comparing", totalSize([]string{pa, pb}))
+	res, err := verify.Verify(prog.reader(a), prog.reader(b), opt)
+	prog.done()
 	if err != nil {
 		return fmt.Errorf("verify %s %s: %w", pa, pb, err)
 	}
 	if res.Diff != nil {
 		return fmt.Errorf("files differ: %s", res.Diff)
+	}
+	if c.Bool("quiet") {
+		return nil
 	}
 	return report(func(w io.Writer) { printSame(w, res) })
 }

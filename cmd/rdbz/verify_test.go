@@ -125,8 +125,8 @@ func TestVerifyCLI(t *testing.T) {
 		{"missing dictionary", nil, []string{noEmbed, small}, 1, "--dict"},
 		{"unreadable", nil, []string{small, truncated}, 1, "input B"},
 		{"no such file", nil, []string{small, filepath.Join(dir, "nope.rdb")}, 1, "B: open input"},
-		{"two stdins", nil, []string{"-", "-"}, 1, "only one input can be -"},
-		{"one input", nil, []string{small}, 1, "two inputs"},
+		{"two stdins", nil, []string{"-", "-"}, 2, "only one input can be -"},
+		{"one input", nil, []string{small}, 2, "two inputs"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
