@@ -194,37 +194,6 @@ func TestQuietVerbose(t *testing.T) {
 	}
 }
 
-// TestUsageErrorsOneLine: each mistake is exit 2 with one line on stderr
-// (naming where to read the usage) and nothing on stdout.
-func TestUsageErrorsOneLine(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{}, "no command"},
-		{[]string{"compres", small}, `Did you mean "compress"`},
-		{[]string{"compress", "--levl", "3", small}, "did you mean --level"},
-		{[]string{"compress", small, small}, "one input"},
-		{[]string{"decompress", "--to", "zip", small}, "zip"},
-		{[]string{"analyze", "--top", "0", small}, "--top 0"},
-		{[]string{"analyze", "--top", "-1", small}, "--top -1"},
-		{[]string{"analyze", "--sample-bytes", "-1", small}, "--sample-bytes"},
-		{[]string{"info", "--cap", "0", small}, "--cap 0"},
-		{[]string{"verify", "--decode-cap", "-1", small, small}, "--decode-cap"},
-		{[]string{"verify", small}, "two inputs"},
-		{[]string{"completion", "tcsh"}, "tcsh"},
-		{[]string{"train", "--level", "0", small}, "--level 0"},
-		{[]string{"train", small}, "-o OUT"},
-	} {
-		stdout, stderr, code := run(t, nil, c.args...)
-		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 ||
-			!strings.Contains(stderr, c.want) || !strings.Contains(stderr, "--help'") {
-			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit 2, one line with %q and the help to read",
-				c.args, code, len(stdout), stderr, c.want)
-		}
-	}
-}
-
 // TestNumericFlagsChecked: every numeric flag of every command has a
 // check, except those any value of is valid.
 func TestNumericFlagsChecked(t *testing.T) {

@@ -110,6 +110,9 @@ func exit(err error, command string) {
 // shell reports SIGINT.
 func exitInterrupted() {
 	outfile.AbortAll()
+	if isTerminal(os.Stderr) {
+		fmt.Fprint(os.Stderr, "\r\033[K") // a progress line
+	}
 	fmt.Fprintln(os.Stderr, "rdbz: interrupted; removed the partial output")
 	os.Exit(130)
 }

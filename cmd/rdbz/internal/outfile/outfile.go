@@ -170,7 +170,7 @@ func syncDir(dir string) error {
 func (o *File) placeNamed() error {
 	if o.opt.Force {
 		if err := os.Rename(o.tmp, o.path); err != nil {
-			return fmt.Errorf("put output in place: %w", err)
+			return fmt.Errorf("put output %s in place: %w", o.path, unwrapPath(err))
 		}
 		return nil
 	}
@@ -178,7 +178,7 @@ func (o *File) placeNamed() error {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%s appeared while writing: %w", o.path, ErrExists)
 		}
-		return fmt.Errorf("put output in place: %w", err)
+		return fmt.Errorf("put output %s in place: %w", o.path, unwrapPath(err))
 	}
 	return os.Remove(o.tmp)
 }
@@ -249,12 +249,17 @@ func (o *File) createNamed() error {
 	return nil
 }
 
-// unwrapPath drops the path of an *fs.PathError (a name the message
-// states otherwise), keeping the cause for errors.Is.
+// unwrapPath drops the paths of an *fs.PathError or *os.LinkError (a
+// temporary name, or one the message states otherwise), keeping the cause
+// for errors.Is.
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
 	}
 	return err
 }

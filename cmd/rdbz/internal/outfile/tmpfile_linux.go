@@ -39,7 +39,10 @@ func (o *File) linkUnnamed() error {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("%s appeared while writing: %w", o.path, ErrExists)
 		}
-		return err
+		if err != nil {
+			return fmt.Errorf("put output %s in place: %w", o.path, unwrapPath(err))
+		}
+		return nil
 	}
 	for range 10 {
 		tmp := filepath.Join(filepath.Dir(o.path), "."+filepath.Base(o.path)+".tmp-"+strconv.FormatUint(rand.Uint64(), 36))
@@ -48,11 +51,11 @@ func (o *File) linkUnnamed() error {
 			continue
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("put output %s in place: %w", o.path, unwrapPath(err))
 		}
 		if err := os.Rename(tmp, o.path); err != nil {
 			os.Remove(tmp)
-			return fmt.Errorf("put output in place: %w", err)
+			return fmt.Errorf("put output %s in place: %w", o.path, unwrapPath(err))
 		}
 		return nil
 	}
