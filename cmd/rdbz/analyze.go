@@ -61,6 +61,7 @@ func runAnalyze(c *cli.Context) error {
 		opt.MemCap = -1 // --mem-cap 0: no profiling
 	}
 	prog := newProgress(c, "analyze")
+	defer prog.done()
 	prog.phase("reading", inputSize(c.Args().First()))
 	r, err := rdbio.NewReader(prog.reader(in), rdbio.Options{Cap: c.Int("cap")})
 	if err != nil {

@@ -311,6 +311,10 @@ func TestInfoTrailingAndTruncated(t *testing.T) {
 	if stdout, _ := mustRun(t, "info", "--json", in); !strings.Contains(stdout, `"trailing_bytes": 40`) {
 		t.Fatalf("info --json: no trailing_bytes 40")
 	}
+	withTail := append(bytes.Clone(data), make([]byte, 40)...)
+	if stdout, _, code := run(t, withTail, "info", "--json"); code != 0 || !strings.Contains(stdout, `"trailing_bytes": 40`) {
+		t.Fatalf("info --json from stdin: exit %d, no trailing_bytes 40", code)
+	}
 	cut := filepath.Join(dir, "cut.rdb")
 	os.WriteFile(cut, data[:8000], 0o644)
 	stdout, _, code := run(t, nil, "info", cut)

@@ -48,14 +48,19 @@ func main() {
 	}
 }
 
+// init sets what urfave/cli keeps in package variables: -V for the
+// version (-v is --verbose), how it is printed, and help without
+// "(default: false)" after every switch.
+func init() {
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Aliases: []string{"V"}, Usage: "print the version and VCS revision"}
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, "rdbz", c.App.Version) }
+	stringify := cli.FlagStringer
+	cli.FlagStringer = func(f cli.Flag) string { return strings.TrimSuffix(stringify(f), " (default: false)") }
+}
+
 // newApp is the command line: its commands, the flags they share, and how
 // usage errors are reported.
 func newApp() *cli.App {
-	cli.VersionFlag = &cli.BoolFlag{Name: "version", Aliases: []string{"V"}, Usage: "print the version and VCS revision"}
-	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, "rdbz", c.App.Version) }
-	// A switch is off unless given: its help says so without a default.
-	stringify := cli.FlagStringer
-	cli.FlagStringer = func(f cli.Flag) string { return strings.TrimSuffix(stringify(f), " (default: false)") }
 	app := &cli.App{
 		Name:  "rdbz",
 		Usage: "transcode Redis RDB snapshots (zstd-dictionary list compression, analysis)",
