@@ -15,7 +15,7 @@ import (
 func infoCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "info",
-		Usage:     "describe an RDB file: version, aux fields, checksum, keys per db and type, list nodes",
+		Usage:     "describe RDB files: version, size, aux fields, checksum, keys per db and type, list nodes",
 		ArgsUsage: "[IN...]",
 		Description: "Reports on each IN in turn (stdin with no IN, or IN -). --json prints one object for one IN,\n" +
 			"an array of objects (each with its \"file\") for several.",
