@@ -38,11 +38,27 @@ func reorderArgs(app *cli.App, args []string) ([]string, string) {
 	return args, ""
 }
 
+// takesNext reports whether flag a takes the next argument as its value:
+// --name or -n of a flag that takes a value, or a cluster of short flags
+// (-qfo, as urfave's short option handling reads it) ending with one.
+func takesNext(a string, takesValue map[string]bool) bool {
+	name := strings.TrimLeft(a, "-")
+	switch {
+	case strings.Contains(name, "="):
+		return false
+	case takesValue[name]:
+		return true
+	case !strings.HasPrefix(a, "--") && len(name) > 1:
+		return takesValue[name[len(name)-1:]]
+	}
+	return false
+}
+
 // moveFlagsFirst puts the flags of args (with their values) before the
 // other arguments, each group in its order. A flag that takes a value
 // takes the next argument unless written --flag=value; "--" ends the
-// flags; "-" alone is an argument. A flag the command does not define is
-// kept as a flag without a value (urfave reports it).
+// flags; "-" alone is an argument; -qfo is -q -f -o. A flag the command
+// does not define is kept as a flag without a value (urfave reports it).
 func moveFlagsFirst(flags []cli.Flag, args []string) []string {
 	takesValue := map[string]bool{}
 	for _, f := range flags {
@@ -63,7 +79,7 @@ func moveFlagsFirst(flags []cli.Flag, args []string) []string {
 			pos = append(pos, a)
 		default:
 			fl = append(fl, a)
-			if name := strings.TrimLeft(a, "-"); !strings.Contains(name, "=") && takesValue[name] && i+1 < len(args) {
+			if takesNext(a, takesValue) && i+1 < len(args) {
 				i++
 				fl = append(fl, args[i])
 			}

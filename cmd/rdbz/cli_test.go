@@ -54,6 +54,7 @@ func TestMoveFlagsFirst(t *testing.T) {
 		{[]string{"-o", "out", "--", "-dash.rdb", "-f"}, []string{"-o", "out", "--", "-dash.rdb", "-f"}},
 		{[]string{"a", "--no-such", "b"}, []string{"--no-such", "a", "b"}},
 		{[]string{"a", "-o"}, []string{"-o", "a"}},
+		{[]string{"a", "-qfo", "out", "-cf"}, []string{"-qfo", "out", "-cf", "a"}},
 	} {
 		if got := moveFlagsFirst(flags, c.in); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
@@ -66,7 +67,9 @@ func TestFlagsAfterArguments(t *testing.T) {
 	dir, in, data := copyInput(t, "-dash.rdb")
 	out := filepath.Join(dir, "out.rdbz")
 	mustRun(t, "compress", in, "-o", out, "--dict", testDict)
-	mustRun(t, "decompress", out, "-c", "--to", "original", "-o", "-")
+	if _, stderr := mustRun(t, "compress", in, "-qfo", out, "--dict", testDict); stderr != "" {
+		t.Fatalf("compress IN -qfo OUT: %q on stderr", stderr)
+	}
 	back, _ := mustRun(t, "decompress", out, "-c")
 	if back != string(data) {
 		t.Fatal("decompress OUT -c did not give the input back")

@@ -37,6 +37,9 @@ func main() {
 	}()
 	app := newApp()
 	args, command := reorderArgs(app, os.Args)
+	// urfave's short option handling (-qc) crashes on the partial flag a
+	// shell completion asks about (a nil flag set): off while completing.
+	app.UseShortOptionHandling = args[len(args)-1] != completionFlag
 	stopProfile := startProfile()
 	err := app.RunContext(ctx, args)
 	stopProfile()
