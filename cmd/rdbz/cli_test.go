@@ -344,3 +344,21 @@ func TestPathErrors(t *testing.T) {
 		t.Fatalf("missing output folder: exit %d, %q", code, stderr)
 	}
 }
+
+// TestKeepAndThreads: zstd's -k (keep, the default) and -T (workers, 0 for
+// the default) are accepted; -k with --rm is a usage error.
+func TestKeepAndThreads(t *testing.T) {
+	dir, in, _ := copyInput(t, "x.rdb")
+	mustRun(t, "compress", "-k", "-T", "0", "--dict", testDict, in)
+	if _, err := os.Stat(in); err != nil {
+		t.Fatalf("compress -k removed its input: %v", err)
+	}
+	mustRun(t, "decompress", "-T", "1", "-c", in+".rdbz")
+	if _, stderr, code := run(t, nil, "compress", "-k", "--rm", "-f", "--dict", testDict, in); code != 2 || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("compress -k --rm: exit %d, stderr %q; want 2 and one line", code, stderr)
+	}
+	if _, err := os.Stat(in); err != nil {
+		t.Fatalf("compress -k --rm removed its input: %v", err)
+	}
+	assertNoTemp(t, dir)
+}

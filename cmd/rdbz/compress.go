@@ -18,7 +18,7 @@ const compressHeadroom = 24 << 20
 func flowFlags() []cli.Flag {
 	d := listcodec.DefaultFlow()
 	return append(outputFlags(),
-		&cli.IntFlag{Name: "workers", Value: d.Workers, DefaultText: "one per CPU", Usage: "node workers", Action: inRange("workers", 1, 1024)},
+		&cli.IntFlag{Name: "workers", Aliases: []string{"T"}, Value: d.Workers, DefaultText: "one per CPU", Usage: "node workers (0: one per CPU)", Action: inRange("workers", 0, 1024)},
 		capFlag(),
 		&cli.Int64Flag{Name: "queue-bytes", Value: d.QueueBytes, Usage: "bytes in flight between reader, workers and writer", Action: atLeast[int64]("queue-bytes", 64<<10)},
 		&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept an input whose CRC64 does not match"},
@@ -38,8 +38,7 @@ func compressCommand() *cli.Command {
 		ArgsUsage: "[IN]",
 		Description: "Writes IN.rdbz (IN is kept unless --rm), or OUT with -o, or stdout with -c. With no IN, or IN -,\n" +
 			"reads stdin and writes stdout.",
-		Flags: append(flowFlags(),
-			rmFlag(),
+		Flags: append(append(flowFlags(), rmFlags()...),
 			&cli.StringFlag{Name: "dict", Usage: "zstd dictionary `FILE` (rdbz train or zstd --train); without it one is trained from IN"},
 			&cli.BoolFlag{Name: "no-embed", Usage: "with --dict: store only its ID (AUX rdbz-dict-id), not the dictionary"},
 			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(d.Level), Usage: "zstd level: 1 fastest (with a dictionary, smaller and 2.5x faster than 3 on list nodes), 3, 7 better, 11 best", Action: inRange("level", 1, 22)},
@@ -107,8 +106,7 @@ func decompressCommand() *cli.Command {
 		ArgsUsage: "[IN]",
 		Description: "Writes IN without its .rdbz suffix (IN.rdb when it has another; IN is kept unless --rm), or OUT with -o,\n" +
 			"or stdout with -c. With no IN, or IN -, reads stdin and writes stdout.",
-		Flags: append(flowFlags(),
-			rmFlag(),
+		Flags: append(append(flowFlags(), rmFlags()...),
 			&cli.StringFlag{Name: "to", Value: listcodec.ToOriginal.String(), Usage: "original (byte-identical to the source), lzf (as Redis saves), raw"},
 			&cli.StringSliceFlag{Name: "dict", Usage: "external dictionary file(s) for files compressed with --no-embed"},
 		),

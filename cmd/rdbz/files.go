@@ -71,9 +71,13 @@ func outputFlags() []cli.Flag {
 	}
 }
 
-// rmFlag is --rm of the commands that turn a file into another.
-func rmFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "rm", Usage: "remove IN once OUT is complete and flushed to the disk"}
+// rmFlags are --rm and zstd's -k/--keep (the default, spelled out) of the
+// commands that turn a file into another.
+func rmFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "rm", Usage: "remove IN once OUT is complete and flushed to the disk"},
+		&cli.BoolFlag{Name: "keep", Aliases: []string{"k"}, Usage: "keep IN (the default)"},
+	}
 }
 
 // outputOptions reads outputFlags.

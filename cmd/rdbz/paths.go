@@ -83,6 +83,9 @@ func outputPath(c *cli.Context, in string, name namer) (string, error) {
 	if out == "-" && isTerminal(os.Stdout) && !c.Bool("force") {
 		return "", usagef("stdout is a terminal: not writing binary data to it (redirect stdout, use -o OUT, or -f to force)")
 	}
+	if c.Bool("rm") && c.Bool("keep") {
+		return "", usagef("--rm and -k (--keep): choose one")
+	}
 	if c.Bool("rm") && (in == "-" || out == "-") {
 		return "", usagef("--rm needs an input file and an output file (not stdin or stdout)")
 	}

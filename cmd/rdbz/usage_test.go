@@ -15,7 +15,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"compress", "--workers", "-1", "-o", "-", small}, "--workers -1"},
-		{[]string{"compress", "--workers", "0", "-o", "-", small}, "--workers 0"},
+		{[]string{"compress", "--workers", "2000", "-o", "-", small}, "--workers 2000"},
 		{[]string{"compress", "--min-saving", "-0.5", "-o", "-", small}, "--min-saving"},
 		{[]string{"compress", "--level", "30", "-o", "-", small}, "--level 30: want 1 to 22"},
 		{[]string{"compress", "--dict-size", "10", "-o", "-", small}, "--dict-size 10"},

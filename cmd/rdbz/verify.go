@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 
@@ -18,7 +19,7 @@ func verifyCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "dict", Usage: "external dictionary file(s), for files compressed with --no-embed"},
 			&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept inputs whose CRC64 does not match"},
-			&cli.IntFlag{Name: "workers", Value: verify.DefaultWorkers(), DefaultText: "half the CPUs", Usage: "decompression workers per input", Action: inRange("workers", 1, 1024)},
+			&cli.IntFlag{Name: "workers", Aliases: []string{"T"}, Value: verify.DefaultWorkers(), DefaultText: "half the CPUs", Usage: "decompression workers per input (0: half the CPUs)", Action: inRange("workers", 0, 1024)},
 			capFlag(),
 			&cli.IntFlag{Name: "decode-cap", Value: verify.DefaultDecodeCap, Action: inRange("decode-cap", 1, maxCap),
 				Usage: "stored bytes of one value decoded to be compared; larger values are compared as stored"},
@@ -37,7 +38,7 @@ func runVerify(c *cli.Context) error {
 	}
 	limitMemory(verifyMemory)
 	opt := verify.Options{
-		Flow: listcodec.Flow{Workers: c.Int("workers"), Cap: c.Int("cap"),
+		Flow: listcodec.Flow{Workers: cmp.Or(c.Int("workers"), verify.DefaultWorkers()), Cap: c.Int("cap"),
 			IgnoreChecksum: c.Bool("ignore-checksum")},
 		DecodeCap: c.Int("decode-cap"),
 	}
