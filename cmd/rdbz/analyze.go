@@ -12,7 +12,7 @@ import (
 )
 
 func analyzeCommand() *cli.Command {
-	return &cli.Command{
+	cmd := &cli.Command{
 		Name: "analyze",
 		Usage: "pre-migration report: producer, keys, bytes, elements and memory per type, biggest keys, prefixes, TTLs, " +
 			"list nodes, what rdbz compress would save, which servers load the file",
@@ -23,12 +23,12 @@ func analyzeCommand() *cli.Command {
 			&cli.Int64Flag{Name: "sample-bytes", Value: listcodec.DefaultSampleBytes,
 				Usage: "node bytes sampled to train the what-if dictionary (as rdbz compress --sample-bytes; 0: no what-if)"},
 			&cli.StringFlag{Name: "prefix-sep", Value: analyze.DefaultPrefixSep, Usage: "characters that end a key prefix"},
-			&cli.IntFlag{Name: "mem-cap", Value: analyze.DefaultMemCap, Usage: "largest value (serialized bytes) run through hdt3213/rdb's memory profiler"},
-			&cli.IntFlag{Name: "mem-every", Value: analyze.DefaultMemEvery, Usage: "after the first 256 values of a type, profile one in N (1: every value up to --mem-cap)", Action: atLeast("mem-every", 1)},
 			capFlag(),
 		},
 		Action: runAnalyze,
 	}
+	cmd.Flags = append(cmd.Flags, keysFlags()...)
+	return cmd
 }
 
 // analyzeReport is the JSON of rdbz analyze: the analysis (whose fields
@@ -48,8 +48,15 @@ func runAnalyze(c *cli.Context) error {
 	}
 	defer in.Close()
 	var wi *listcodec.WhatIf
-	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"),
-		MemCap: c.Int("mem-cap"), MemEvery: c.Int("mem-every")}
+	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep")}
+	keys, err := openKeys(c, c.Args().First())
+	if err != nil {
+		return err
+	}
+	defer keys.abort()
+	if keys != nil {
+		opt.Key = keys.csv.Row
+	}
 	if sb := c.Int64("sample-bytes"); sb > 0 {
 		co := listcodec.DefaultCompressOptions()
 		co.Train.SampleBytes = sb
@@ -57,9 +64,6 @@ func runAnalyze(c *cli.Context) error {
 		wi = listcodec.NewWhatIf(co)
 		opt.Node = wi.Node
 		limitMemory(2*sb + whatIfHeadroom)
-	}
-	if opt.MemCap == 0 {
-		opt.MemCap = -1 // --mem-cap 0: no profiling
 	}
 	prog := newProgress("analyze")
 	opt.Progress = prog.offset
@@ -80,6 +84,9 @@ func runAnalyze(c *cli.Context) error {
 			ChecksumDisabled: a.Checksum == rdbio.ChecksumDisabled})
 	}
 	prog.done()
+	if kerr := keys.finish(err); err == nil {
+		err = kerr
+	}
 	var rerr error
 	if c.Bool("json") {
 		rerr = reportJSON(rep)

@@ -65,8 +65,12 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 	if u := a.Unwalked; u != nil {
 		line("unwalked", fmt.Sprintf("from offset %d: %s (the rest was only checked for a valid trailer)", u.Offset, u.Reason))
 	}
-	line("keys", fmt.Sprintf("%d (%d with expiry), %d functions, memory ≈ %s (%d keys profiled, %d by formula, %d scaled)",
-		a.Keys, a.Expires, a.Functions, size(a.Memory.Bytes), a.Memory.Profiled, a.Memory.Formula, a.Memory.Ratio))
+	line("keys", fmt.Sprintf("%d (%d with expiry), %d functions", a.Keys, a.Expires, a.Functions))
+	mem := fmt.Sprintf("≈ %s as redis 7.0's MEMORY USAGE, used_memory_dataset ≈ %s", size(a.Memory.Bytes), size(a.Memory.Dataset))
+	if a.Memory.Stored > 0 {
+		mem += fmt.Sprintf(" (%d keys of types not modeled counted as stored)", a.Memory.Stored)
+	}
+	line("memory", mem)
 	tw.Flush()
 
 	section(w, "databases")
@@ -103,12 +107,13 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 
 	keys := func(title string, ks []analyze.KeyInfo) {
 		section(w, title)
-		table(w, []string{"db", "key", "type", "bytes", "elements", "ttl"}, func(row func(...any)) {
+		table(w, []string{"db", "key", "type", "bytes", "memory", "elements", "ttl"}, func(row func(...any)) {
 			for _, k := range ks {
-				row(k.DB, keyText(k), k.Type, size(k.Bytes), elemText(k), expireText(k.Expire, a.TTL.ReferenceMs))
+				row(k.DB, keyText(k), k.Type, size(k.Bytes), size(k.Memory), elemText(k), expireText(k.Expire, a.TTL.ReferenceMs))
 			}
 		})
 	}
+	keys("biggest keys by memory (estimated MEMORY USAGE)", a.TopMemory)
 	keys("biggest keys by serialized bytes", a.TopBytes)
 	keys("biggest keys by element count", a.TopElements)
 

@@ -16,9 +16,11 @@ type Analysis struct {
 	Memory        MemoryStats           `json:"memory"`
 	TTL           TTLStats              `json:"ttl"`
 	// TopBytes ranks keys by serialized bytes; TopElements ranks keys of
-	// every type but strings by element count.
+	// every type but strings by element count; TopMemory by estimated
+	// memory.
 	TopBytes    []KeyInfo `json:"top_bytes"`
 	TopElements []KeyInfo `json:"top_elements"`
+	TopMemory   []KeyInfo `json:"top_memory"`
 	// Biggest is the biggest key of each type family, measured as
 	// redis-cli --bigkeys does: strings by length, lists, sets, sorted
 	// sets, hashes and streams by element count; other families (modules,
@@ -69,12 +71,6 @@ type TypeStats struct {
 	UnknownKeys int64 `json:"elements_unknown_keys"`
 	// MemoryBytes is the estimated in-memory size (see MemoryStats).
 	MemoryBytes int64 `json:"memory_bytes"`
-	Profiled    int64 `json:"memory_profiled_keys"`
-
-	profiledBytes int64 // serialized bytes of the profiled keys
-	profiledMem   int64 // their memory
-	ratioBytes    int64 // serialized bytes of keys to scale by the ratio
-	ratioKeys     int64
 }
 
 // TTLStats buckets keys by the time left to live at the reference time:

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -137,95 +136,6 @@ func TestPrefixCounter(t *testing.T) {
 	}
 }
 
-// TestMemoryFormulaMatchesProfiler: the list memory Analyze computes from
-// node sizes equals what hdt3213/rdb's memory profiler computes by
-// decoding the list, within 1%, for every quicklist of PACKED nodes in the
-// generated corpus (PLAIN nodes: the profiler mis-indexes them).
-func TestMemoryFormulaMatchesProfiler(t *testing.T) {
-	for _, cf := range corpusFiles(t) {
-		if cf.Folder != "generated" {
-			continue
-		}
-		t.Run(cf.Name, func(t *testing.T) {
-			r := openReader(t, cf.Path)
-			m := newMemProfiler(r.Header(), 1<<30, 1)
-			var formula, profiler int64
-			lists := 0
-			for lists < 200 {
-				rec, err := r.Next()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if rec.Kind != rdbio.KindKey || rec.Type != rdbio.TypeListQuicklist2 {
-					continue
-				}
-				count, _ := r.Nodes()
-				buf := rdbio.AppendLen(nil, count)
-				var lm listMemory
-				plain := false
-				for {
-					n, err := r.NextNode()
-					if err != nil {
-						break
-					}
-					plain = plain || n.Container == 1
-					lm.nodes++
-					lm.packed += int64(n.ULen)
-					buf = append(append(buf, n.Raw...), n.Data...)
-				}
-				if plain {
-					continue
-				}
-				pm, ok := m.size(rec.Type, rec.Key, rec.Expire, buf)
-				if !ok {
-					t.Fatalf("profiler refused list %q", rec.Key)
-				}
-				formula += m.keyMemory(rec.Key, rec.Expire) + lm.bytes(rec.Type)
-				profiler += pm
-				lists++
-			}
-			if lists > 0 && (formula < profiler*99/100 || formula > profiler*101/100) {
-				t.Fatalf("%d lists: formula %d, profiler %d", lists, formula, profiler)
-			}
-			t.Logf("%d lists: formula %d, profiler %d", lists, formula, profiler)
-		})
-	}
-}
-
-// TestStringMemoryMatchesProfiler: string keys costed without decoding
-// (their length, whether they read as an integer) equal the profiler's
-// result on the decoded value.
-func TestStringMemoryMatchesProfiler(t *testing.T) {
-	m := newMemProfiler(rdbio.Header{Magic: "REDIS0011", Version: 11}, 1<<20, 1)
-	for _, tc := range []struct {
-		name, key string
-		stored    []byte // the value as stored
-		length    int64
-		integer   bool
-		expire    int64
-	}{
-		{"short", "k", append([]byte{1}, 'v'), 1, false, -1},
-		{"300 bytes with TTL", "a-longer-key-name:with:parts", append(rdbio.AppendLen(nil, 300), make([]byte, 300)...), 300, false, 1700000000000},
-		{"INT16", "n", []byte{0xC1, 0x39, 0x30}, 5, true, -1},
-		{"digits stored raw", "m", append([]byte{14}, "12345678901234"...), 14, true, -1},
-		{"integer key", "12345", append([]byte{3}, "abc"...), 3, false, -1},
-		{"70000 bytes", "big", append(rdbio.AppendLen(nil, 70000), make([]byte, 70000)...), 70000, false, -1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			want, ok := m.size(rdbio.TypeString, []byte(tc.key), tc.expire, tc.stored)
-			if !ok {
-				t.Fatal("profiler refused the value")
-			}
-			if got := m.stringMemory([]byte(tc.key), tc.expire, tc.length, tc.integer); got != want {
-				t.Fatalf("%d, profiler %d", got, want)
-			}
-		})
-	}
-}
-
 // TestAnalyzeDamaged: flipped bytes anywhere in real files give an error
 // or a result, never a panic (nor an allocation the size of a bogus
 // length).
@@ -252,7 +162,7 @@ func TestAnalyzeDamaged(t *testing.T) {
 				if err != nil {
 					continue
 				}
-				a, _ := Analyze(r, Options{MemEvery: 1})
+				a, _ := Analyze(r, Options{})
 				if a == nil {
 					t.Fatal("no analysis returned")
 				}
