@@ -17,9 +17,9 @@ const (
 	ElemScore                          // the score of the sorted set member just reported: Score
 	ElemBlob                           // a value stored as one blob (intset, ziplist, listpack, zipmap): Blob, Len, Data
 	ElemNode                           // a stream listpack: ID (its master ID), Len (decoded bytes)
-	ElemGroup                          // a stream consumer group: Data (its name), Count (its PEL size)
+	ElemGroup                          // a stream consumer group: Len (of its name), Count (its PEL size)
 	ElemGroupID                        // an ID of the group's PEL: ID
-	ElemConsumer                       // a consumer of the group: Data (its name)
+	ElemConsumer                       // a consumer of the group: Len (of its name)
 	ElemConsumerID                     // an ID of the consumer's PEL: ID
 )
 
@@ -35,8 +35,7 @@ type Elem struct {
 	Len uint64
 	// Data is a string's bytes when it is stored raw and at most
 	// ShortString long, or its decimal digits when stored as an integer;
-	// a blob's decoded bytes when it is within the cap; a group's or
-	// consumer's name. Otherwise nil.
+	// a blob's decoded bytes when it is within the cap. Otherwise nil.
 	Data  []byte
 	Int   bool // the string is stored as an integer
 	Score float64

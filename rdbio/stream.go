@@ -1,6 +1,9 @@
 package rdbio
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // walkStream walks a stream value of any version (rdb-format.md §4.1):
 // v1 = 15, v2 = 19, v3 = 21, v4 = 26, v5 = 27. Its element count is the
@@ -106,7 +109,7 @@ func (v *visitor) group(ver int) error {
 	if err != nil {
 		return err
 	}
-	v.e = Elem{Data: name, Count: n}
+	v.e = Elem{Len: name, Count: n}
 	if err := v.emit(ElemGroup); err != nil {
 		return err
 	}
@@ -137,7 +140,7 @@ func (v *visitor) consumer(ver int) error {
 	if err != nil {
 		return err
 	}
-	v.e = Elem{Data: name}
+	v.e = Elem{Len: name}
 	if err := v.emit(ElemConsumer); err != nil {
 		return err
 	}
@@ -151,12 +154,18 @@ func (v *visitor) consumer(ver int) error {
 	return r.each(func() error { return v.id(ElemConsumerID) })
 }
 
-// name reads a group's or consumer's name when it is to be reported.
-func (v *visitor) name() ([]byte, error) {
-	if v.fn == nil {
-		return nil, v.r.skipString()
+// name walks a group's or consumer's name and returns its length.
+func (v *visitor) name() (uint64, error) {
+	h, err := v.r.valueStrHeader()
+	if err != nil {
+		return 0, err
 	}
-	return v.r.readString(v.r.dec[:0])
+	if h.enc == EncInt {
+		var d [24]byte
+		p, err := v.r.in.take(int(h.size))
+		return uint64(len(strconv.AppendInt(d[:0], IntValue(p), 10))), err
+	}
+	return h.ulen, v.r.in.skip(h.size)
 }
 
 // id walks a raw 16-byte stream ID.

@@ -88,9 +88,11 @@ func runAnalyze(c *cli.Context) error {
 		err = kerr
 	}
 	var rerr error
-	if c.Bool("json") {
+	switch {
+	case c.String("keys") == "-": // stdout holds the CSV alone
+	case c.Bool("json"):
 		rerr = reportJSON(rep)
-	} else {
+	default:
 		rerr = report(func(w io.Writer) { printAnalysis(w, c.Args().First(), &rep) })
 	}
 	if err == nil {

@@ -36,7 +36,7 @@ func (s *streamMem) add(e *rdbio.Elem) {
 	case rdbio.ElemConsumer:
 		s.endConsumer()
 		s.inCons, s.consumer = true, newRaxCount()
-		n := int64(len(e.Data))
+		n := int64(e.Len)
 		s.both(sizeConsumer+n, allocSize(sizeConsumer)+sdsAlloc(n))
 	case rdbio.ElemConsumerID:
 		s.consumer.insert(e.ID)
