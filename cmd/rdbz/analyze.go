@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
@@ -22,7 +23,9 @@ func analyzeCommand() *cli.Command {
 			&cli.IntFlag{Name: "top", Value: analyze.DefaultTop, Usage: "keys and prefixes in each ranking", Action: inRange("top", 1, 10000)},
 			&cli.Int64Flag{Name: "sample-bytes", Value: listcodec.DefaultSampleBytes,
 				Usage: "node bytes sampled to train the what-if dictionary (as rdbz compress --sample-bytes; 0: no what-if)"},
+			&cli.BoolFlag{Name: "no-whatif", Usage: "skip the what-if (what rdbz compress would save; trains a dictionary)"},
 			&cli.StringFlag{Name: "prefix-sep", Value: analyze.DefaultPrefixSep, Usage: "characters that end a key prefix"},
+			&cli.IntFlag{Name: "prefix-depth", Value: analyze.DefaultPrefixDepth, Usage: "rank prefixes up to the Nth separator (events, events:user, ...)", Action: inRange("prefix-depth", 1, 16)},
 			capFlag(),
 		},
 		Action: runAnalyze,
@@ -36,6 +39,9 @@ func analyzeCommand() *cli.Command {
 type analyzeReport struct {
 	*analyze.Analysis
 	WhatIf *listcodec.WhatIfReport `json:"whatif"`
+	// WhatIfSeconds is what the what-if took beyond the pass (training,
+	// the second sample's compression).
+	WhatIfSeconds float64 `json:"whatif_seconds"`
 }
 
 func runAnalyze(c *cli.Context) error {
@@ -48,7 +54,7 @@ func runAnalyze(c *cli.Context) error {
 	}
 	defer in.Close()
 	var wi *listcodec.WhatIf
-	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep")}
+	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"), PrefixDepth: c.Int("prefix-depth")}
 	keys, err := openKeys(c, c.Args().First())
 	if err != nil {
 		return err
@@ -57,7 +63,7 @@ func runAnalyze(c *cli.Context) error {
 	if keys != nil {
 		opt.Key = keys.csv.Row
 	}
-	if sb := c.Int64("sample-bytes"); sb > 0 {
+	if sb := c.Int64("sample-bytes"); sb > 0 && !c.Bool("no-whatif") {
 		co := listcodec.DefaultCompressOptions()
 		co.Train.SampleBytes = sb
 		co.Cap = c.Int("cap")
@@ -80,8 +86,10 @@ func runAnalyze(c *cli.Context) error {
 		if prog.on {
 			fmt.Fprint(os.Stderr, "\ranalyze: training the what-if dictionary\033[K")
 		}
+		start := time.Now()
 		rep.WhatIf, err = wi.Estimate(listcodec.EstimateInput{Bytes: a.Bytes + a.TrailingBytes, Compressed: a.Rdbz.Compressed,
 			ChecksumDisabled: a.Checksum == rdbio.ChecksumDisabled})
+		rep.WhatIfSeconds = time.Since(start).Seconds()
 	}
 	prog.done()
 	if kerr := keys.finish(err); err == nil {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -18,7 +19,8 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 	a := rep.Analysis
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	line := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
-	line("file", fmt.Sprintf("%s: %s, magic %s (RDB %d), checksum %s", name, size(a.Bytes+a.TrailingBytes), a.Magic, a.Version, a.Checksum))
+	line("file", name)
+	line("format", fmt.Sprintf("%s, magic %s (RDB %d), checksum %s", size(a.Bytes+a.TrailingBytes), a.Magic, a.Version, a.Checksum))
 	p := a.Producer
 	prod := p.Name
 	if p.Version != "" {
@@ -44,7 +46,7 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 		}
 		v := x.Value
 		if len(v) > 60 {
-			v = fmt.Sprintf("%.40q... (%d bytes)", v, len(v))
+			v = fmt.Sprintf("%.32q... (%d bytes)", v, len(v))
 		} else {
 			v = strconv.Quote(v)
 		}
@@ -63,14 +65,14 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 		line("rdbz", "not compressed")
 	}
 	if u := a.Unwalked; u != nil {
-		line("unwalked", fmt.Sprintf("from offset %d: %s (the rest was only checked for a valid trailer)", u.Offset, u.Reason))
+		line("unwalked", fmt.Sprintf("from offset %d (the rest was only checked for a valid trailer):", u.Offset))
+		line("", u.Reason)
 	}
 	line("keys", fmt.Sprintf("%d (%d with expiry), %d functions", a.Keys, a.Expires, a.Functions))
-	mem := fmt.Sprintf("≈ %s as redis 7.0's MEMORY USAGE, used_memory_dataset ≈ %s", size(a.Memory.Bytes), size(a.Memory.Dataset))
+	line("memory", fmt.Sprintf("≈ %s (Σ MEMORY USAGE in redis 7.0), dataset ≈ %s", size(a.Memory.Bytes), size(a.Memory.Dataset)))
 	if a.Memory.Stored > 0 {
-		mem += fmt.Sprintf(" (%d keys of types not modeled counted as stored)", a.Memory.Stored)
+		line("", fmt.Sprintf("(%d keys of types not modeled counted as stored)", a.Memory.Stored))
 	}
-	line("memory", mem)
 	tw.Flush()
 
 	section(w, "databases")
@@ -117,7 +119,7 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 	keys("biggest keys by serialized bytes", a.TopBytes)
 	keys("biggest keys by element count", a.TopElements)
 
-	section(w, "biggest key per type (as redis-cli --bigkeys: strings by length, collections by elements)")
+	section(w, "biggest key per type (as redis-cli --bigkeys)")
 	fams := make([]string, 0, len(a.Biggest))
 	for f := range a.Biggest {
 		fams = append(fams, f)
@@ -139,16 +141,16 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 
 	exact := ""
 	if !a.Prefixes.Exact {
-		exact = fmt.Sprintf(", approximate: %d prefixes tracked", a.Prefixes.Tracked)
+		exact = fmt.Sprintf("; approximate, %d tracked", a.Prefixes.Tracked)
 	}
-	section(w, fmt.Sprintf("key prefixes by bytes (up to the first of %q%s)", a.Prefixes.Separators, exact))
-	table(w, []string{"prefix", "keys", "bytes"}, func(row func(...any)) {
+	section(w, fmt.Sprintf("key prefixes by memory (separators %q, depth %d%s)", a.Prefixes.Separators, a.Prefixes.Depth, exact))
+	table(w, []string{"prefix", "keys", "bytes", "memory"}, func(row func(...any)) {
 		for _, p := range a.Prefixes.Top {
 			pre := p.Prefix
 			if !p.Quoted {
 				pre = strconv.Quote(pre)
 			}
-			row(shorten(pre), p.Keys, size(p.Bytes))
+			row(strings.Repeat("  ", p.Depth-1)+shorten(pre), p.Keys, size(p.Bytes), size(p.Memory))
 		}
 	})
 
@@ -161,7 +163,9 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 	}
 
 	if wi := rep.WhatIf; wi != nil {
-		printWhatIf(w, wi)
+		printWhatIf(w, wi, rep.WhatIfSeconds)
+	} else {
+		section(w, "what-if: not run (--no-whatif or --sample-bytes 0)")
 	}
 	printCompat(w, a.Compat)
 }
@@ -171,7 +175,7 @@ func printLists(w io.Writer, ls analyze.ListStats) {
 	if ls.UnknownNodes > 0 {
 		fmt.Fprintf(w, " (+%d nodes not counted)", ls.UnknownNodes)
 	}
-	fmt.Fprintf(w, "; %s stored, %s decoded; %d PLAIN nodes (%s), %d over the cap\n",
+	fmt.Fprintf(w, "; %s stored, %s decoded\n  %d PLAIN nodes (%s), %d over the cap\n",
 		size(ls.StoredBytes), size(ls.DecodedBytes), ls.Plain.Nodes, size(ls.Plain.Bytes), ls.OverCap)
 	table(w, []string{"stored as", "nodes", "bytes", "share"}, func(row func(...any)) {
 		for _, x := range []struct {
@@ -219,12 +223,13 @@ func printCompat(w io.Writer, verdicts []analyze.Compat) {
 	})
 }
 
-func printWhatIf(w io.Writer, wi *listcodec.WhatIfReport) {
-	how := "estimated from a sample of " + strconv.Itoa(wi.Sample.Nodes) + " nodes (" + size(wi.Sample.StoredBytes) + ")"
+// printWhatIf writes the what-if section; secs is what it took.
+func printWhatIf(w io.Writer, wi *listcodec.WhatIfReport, secs float64) {
+	how := "sampled: " + strconv.Itoa(wi.Sample.Nodes) + " nodes, " + size(wi.Sample.StoredBytes)
 	if wi.Exact {
-		how = "computed on every node"
+		how = "on every node"
 	}
-	section(w, "what-if: list node strings under each encoding ("+how+")")
+	section(w, "what-if: list node strings in each encoding ("+how+")")
 	n := wi.Nodes
 	table(w, []string{"encoding", "bytes", "vs stored"}, func(row func(...any)) {
 		row("as stored", size(n.Stored), "100.0%")
@@ -236,20 +241,17 @@ func printWhatIf(w io.Writer, wi *listcodec.WhatIfReport) {
 			row("rdbz compress (per-node rules, dictionary not counted)", size(n.Rdbz), pct(n.Rdbz, n.Stored))
 		}
 	})
-	verdict := fmt.Sprintf("  rdbz compress (level %d, min-saving %g, %s sample): %s -> %s (%s)",
-		wi.Settings.Level, wi.Settings.MinSaving, size(wi.Settings.SampleBytes), size(wi.FileBytes),
-		size(wi.RdbzCompressBytes), pct(wi.RdbzCompressBytes, wi.FileBytes))
+	fmt.Fprintf(w, "  rdbz compress: %s -> %s (%s)\n    (level %d, min-saving %g, %s sample)\n",
+		size(wi.FileBytes), size(wi.RdbzCompressBytes), pct(wi.RdbzCompressBytes, wi.FileBytes),
+		wi.Settings.Level, wi.Settings.MinSaving, size(wi.Settings.SampleBytes))
 	if wi.Unchanged {
-		verdict += "; copied unchanged: " + wi.Note
+		fmt.Fprintln(w, "    copied unchanged:", wi.Note)
 	}
-	fmt.Fprintln(w, verdict)
 	if d := wi.Dragonfly; d.DecodedBytes > 0 && wi.DictBytes > 0 {
-		fmt.Fprintf(w, "  Dragonfly list memory with its dictionary mode: %s of node payloads -> ≈ %s (%.0f%% of interior nodes kept compressed)\n",
+		fmt.Fprintf(w, "  Dragonfly's lists in its dictionary mode: %s of payloads -> ≈ %s\n    (%.0f%% of interior nodes kept compressed)\n",
 			size(d.DecodedBytes), size(d.EstimatedBytes), 100*d.CompressedShare)
 	}
-	if wi.DictBytes > 0 {
-		fmt.Fprintf(w, "  (dictionary trained in %.1fs)\n", wi.TrainSeconds)
-	}
+	fmt.Fprintf(w, "  the what-if took %.1f s (dictionary training %.1f s); --no-whatif skips it\n", secs, wi.TrainSeconds)
 }
 
 func causeText(cs analyze.Cause) string {

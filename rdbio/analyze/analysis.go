@@ -88,15 +88,18 @@ type TTLBucket struct {
 	Bytes  int64  `json:"bytes"`
 }
 
-// PrefixStats ranks key prefixes (the key up to its first separator byte)
-// by serialized bytes.
+// PrefixStats ranks key prefixes (the key up to its first separator byte,
+// up to its second, ... to Depth) by estimated memory.
 type PrefixStats struct {
 	Separators string `json:"separators"`
+	Depth      int    `json:"depth"`
 	Tracked    int    `json:"tracked"`
 	// Exact is false when more distinct prefixes came than were tracked:
 	// the ranking is then Space-Saving's, whose Error bounds each count.
-	Exact bool         `json:"exact"`
-	Top   []PrefixInfo `json:"top"`
+	Exact bool `json:"exact"`
+	// Top lists the top prefixes of depth 1, each followed by its largest
+	// prefixes of depth 2 (up to 5), each of those by its own, and so on.
+	Top []PrefixInfo `json:"top"`
 }
 
 // ListStats describes the quicklist nodes of list values (types 10, 14, 18).

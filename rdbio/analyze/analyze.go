@@ -16,8 +16,11 @@ type Options struct {
 	Top int
 	// PrefixSep holds the bytes that end a key prefix (default ":").
 	PrefixSep string
-	// MaxPrefixes bounds the prefixes tracked (default 1000); beyond it
-	// the ranking is approximate (see PrefixStats).
+	// PrefixDepth is how many separators deep prefixes are ranked
+	// (default 2: "events", then "events:user").
+	PrefixDepth int
+	// MaxPrefixes bounds the prefixes tracked at each depth (default
+	// 1000); beyond it the ranking is approximate (see PrefixStats).
 	MaxPrefixes int
 	// Key, when set, sees every key once its value is read (see KeyRow).
 	Key func(*KeyRow) error
@@ -37,6 +40,7 @@ const (
 	DefaultTop         = 10
 	DefaultPrefixSep   = ":"
 	DefaultMaxPrefixes = 1000
+	DefaultPrefixDepth = 2
 )
 
 func (o Options) withDefaults() Options {
@@ -48,6 +52,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxPrefixes <= 0 {
 		o.MaxPrefixes = DefaultMaxPrefixes
+	}
+	if o.PrefixDepth <= 0 {
+		o.PrefixDepth = DefaultPrefixDepth
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
@@ -70,7 +77,7 @@ func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
 		Rdbz: RdbzInfo{Dicts: []DictInfo{}},
 	}
 	a := &analyzer{r: r, opt: opt, res: res,
-		prefixes: newPrefixCounter(opt.MaxPrefixes, opt.PrefixSep),
+		prefixes: newPrefixTree(opt.PrefixDepth, opt.MaxPrefixes, opt.PrefixSep),
 		compat:   newCompatCollector(),
 		byName:   map[string]*typeSlot{},
 	}
@@ -139,7 +146,7 @@ type analyzer struct {
 	topE     topKeys
 	topM     topKeys
 	row      KeyRow
-	prefixes *prefixCounter
+	prefixes *prefixTree
 	compat   *compatCollector
 	ttl      [6]TTLBucket
 	ttlRef   int64
@@ -301,7 +308,7 @@ func (a *analyzer) account(rec *rdbio.Record, sl *typeSlot, n int64, kf keyFacts
 	b.Keys++
 	b.Bytes += n
 
-	a.prefixes.add(rec.Key, n)
+	a.prefixes.add(rec.Key, n, mem)
 
 	var ki *KeyInfo
 	info := func() KeyInfo {
@@ -352,8 +359,9 @@ func biggestMeasure(k *KeyInfo) int64 {
 func (a *analyzer) finish() {
 	res := a.res
 	res.TopBytes, res.TopElements, res.TopMemory = a.topB.sorted(), a.topE.sorted(), a.topM.sorted()
-	res.Prefixes = PrefixStats{Separators: a.opt.PrefixSep, Tracked: len(a.prefixes.entries),
-		Exact: !a.prefixes.evicted, Top: a.prefixes.top(a.opt.Top)}
+	tracked, exact := a.prefixes.tracked()
+	res.Prefixes = PrefixStats{Separators: a.opt.PrefixSep, Depth: a.opt.PrefixDepth, Tracked: tracked,
+		Exact: exact, Top: a.prefixes.ranking(a.opt.Top)}
 	ls := &res.Lists
 	ls.NodeStored, ls.NodeDecoded = a.nodeHist.percentiles(), a.decHist.percentiles()
 	if ls.StoredBytes > 0 {

@@ -111,28 +111,51 @@ func TestSizeHistogram(t *testing.T) {
 // TestPrefixCounter: exact under the bound; over it, Space-Saving still
 // finds the heavy prefixes and its error bounds hold.
 func TestPrefixCounter(t *testing.T) {
-	p := newPrefixCounter(100, ":")
+	p := newPrefixTree(1, 100, ":")
 	for i := 0; i < 1000; i++ {
-		p.add([]byte(fmt.Sprintf("user:%d", i)), 10)
-		p.add([]byte(fmt.Sprintf("item:%d", i)), 1)
+		p.add([]byte(fmt.Sprintf("user:%d", i)), 10, 20)
+		p.add([]byte(fmt.Sprintf("item:%d", i)), 1, 2)
 	}
-	p.add([]byte("nosep"), 5)
-	top := p.top(3)
-	want := []PrefixInfo{{Prefix: "user", Keys: 1000, Bytes: 10000}, {Prefix: "item", Keys: 1000, Bytes: 1000}, {Prefix: "nosep", Keys: 1, Bytes: 5}}
-	if !reflect.DeepEqual(top, want) || p.evicted {
+	p.add([]byte("nosep"), 5, 10)
+	top := p.ranking(3)
+	want := []PrefixInfo{{Prefix: "user", Depth: 1, Keys: 1000, Bytes: 10000, Memory: 20000},
+		{Prefix: "item", Depth: 1, Keys: 1000, Bytes: 1000, Memory: 2000}, {Prefix: "nosep", Depth: 1, Keys: 1, Bytes: 5, Memory: 10}}
+	if _, exact := p.tracked(); !reflect.DeepEqual(top, want) || !exact {
 		t.Fatalf("top = %+v", top)
 	}
 
-	p = newPrefixCounter(50, ":")
+	c := newPrefixCounter(50)
 	for i := 0; i < 5000; i++ {
-		p.add([]byte(fmt.Sprintf("junk%d", i)), 1)
+		c.add([]byte(fmt.Sprintf("junk%d", i)), 1, 1)
 		if i%10 == 0 {
-			p.add([]byte("heavy:x"), 100)
+			c.add([]byte("heavy"), 100, 100)
 		}
 	}
-	top = p.top(1)
-	if !p.evicted || top[0].Prefix != "heavy" || top[0].Bytes-top[0].Error > 50000 || top[0].Bytes < 50000 {
+	top = c.top(1)
+	if !c.evicted || top[0].Prefix != "heavy" || top[0].Memory-top[0].Error > 50000 || top[0].Memory < 50000 {
 		t.Fatalf("top = %+v", top)
+	}
+}
+
+// TestPrefixTree: prefixes to depth 3 nest under their parents, each
+// level's counts add up to the keys that reach it, and a key with fewer
+// separators than a level counts in no prefix of it.
+func TestPrefixTree(t *testing.T) {
+	p := newPrefixTree(3, 100, ":")
+	keys := map[string]int64{"events:user:1": 100, "events:user:2": 100, "events:page:1": 50,
+		"events:x": 7, "jobs:a:b:c": 30, "plain": 3}
+	for k, m := range keys {
+		p.add([]byte(k), 1, m)
+	}
+	got := p.ranking(10)
+	want := []string{"1 events 257", "2 events:user 200", "2 events:page 50",
+		"1 jobs 30", "2 jobs:a 30", "3 jobs:a:b 30", "1 plain 3"}
+	var rows []string
+	for _, r := range got {
+		rows = append(rows, fmt.Sprintf("%d %s %d", r.Depth, r.Prefix, r.Memory))
+	}
+	if !reflect.DeepEqual(rows, want) {
+		t.Fatalf("ranking\n%q\nwant\n%q", rows, want)
 	}
 }
 
