@@ -17,7 +17,7 @@ func analyzeCommand() *cli.Command {
 		Name: "analyze",
 		Usage: "pre-migration report: producer, keys, bytes, elements and memory per type, biggest keys, prefixes, TTLs, " +
 			"list nodes, what rdbz compress would save, which servers load the file",
-		ArgsUsage: "IN (a path, or - for stdin)",
+		ArgsUsage: "IN... (paths, or - for stdin; several: one combined report with a row per file)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.IntFlag{Name: "top", Value: analyze.DefaultTop, Usage: "keys and prefixes in each ranking", Action: inRange("top", 1, 10000)},
@@ -46,7 +46,7 @@ type analyzeReport struct {
 
 func runAnalyze(c *cli.Context) error {
 	if c.NArg() > 1 {
-		return fmt.Errorf("one input expected, got %d", c.NArg())
+		return runAnalyzeMany(c)
 	}
 	in, err := openInput(c.Args().First())
 	if err != nil {
@@ -55,7 +55,7 @@ func runAnalyze(c *cli.Context) error {
 	defer in.Close()
 	var wi *listcodec.WhatIf
 	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"), PrefixDepth: c.Int("prefix-depth")}
-	keys, err := openKeys(c, c.Args().First())
+	keys, err := openKeys(c, c.Args().First(), false)
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ import (
 // keysFlags are analyze's per-key export and its filters.
 func keysFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "keys", Usage: "write one CSV row per key (" + strings.Join(analyze.KeyCSVHeader, ",") + ") to `FILE.csv` (- for stdout)"},
+		&cli.StringFlag{Name: "keys", Usage: "write one CSV row per key (" + strings.Join(analyze.KeyCSVHeader, ",") + "; first file with several inputs) to `FILE.csv` (- for stdout)"},
 		&cli.StringFlag{Name: "match", Usage: "--keys: only keys matching `GLOB` (as SCAN MATCH)"},
 		&cli.StringSliceFlag{Name: "type", Usage: "--keys: only keys of this `FAMILY` (string, list, set, zset, hash, stream, module...; repeatable)"},
 		&cli.StringSliceFlag{Name: "db", Usage: "--keys: only keys of db `N` (repeatable)"},
@@ -29,7 +29,7 @@ type keysOut struct {
 
 // openKeys starts the --keys export (nil without --keys). The file is
 // replaced if it exists, as a report is; it appears only complete.
-func openKeys(c *cli.Context, inPath string) (*keysOut, error) {
+func openKeys(c *cli.Context, inPath string, withFile bool) (*keysOut, error) {
 	path := c.String("keys")
 	if path == "" {
 		if c.IsSet("match") || c.IsSet("type") || c.IsSet("db") || c.IsSet("min-bytes") {
@@ -49,7 +49,7 @@ func openKeys(c *cli.Context, inPath string) (*keysOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := analyze.NewKeyCSV(out, f)
+	w, err := analyze.NewKeyCSV(out, f, withFile)
 	if err != nil {
 		out.abort()
 		return nil, err

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -83,22 +84,7 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 	})
 
 	section(w, "types")
-	names := make([]string, 0, len(a.TypeStats))
-	for n := range a.TypeStats {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool { return a.TypeStats[names[i]].Bytes > a.TypeStats[names[j]].Bytes })
-	table(w, []string{"type", "family", "keys", "bytes", "elements", "memory"}, func(row func(...any)) {
-		for _, n := range names {
-			t := a.TypeStats[n]
-			el := strconv.FormatInt(t.Elements, 10)
-			if t.UnknownKeys > 0 {
-				el += fmt.Sprintf(" (+%d keys unknown)", t.UnknownKeys)
-			}
-			row(n, t.Family, t.Keys, size(t.Bytes), el, size(t.MemoryBytes))
-		}
-	})
-	fmt.Fprintln(w, "  (elements: entries of collections; for strings the value lengths in bytes)")
+	printTypes(w, a.TypeStats)
 
 	section(w, fmt.Sprintf("TTL (relative to %s %s)", a.TTL.Reference, time.UnixMilli(a.TTL.ReferenceMs).UTC().Format("2006-01-02 15:04:05 UTC")))
 	table(w, []string{"ttl", "keys", "bytes"}, func(row func(...any)) {
@@ -107,52 +93,11 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 		}
 	})
 
-	keys := func(title string, ks []analyze.KeyInfo) {
-		section(w, title)
-		table(w, []string{"db", "key", "type", "bytes", "memory", "elements", "ttl"}, func(row func(...any)) {
-			for _, k := range ks {
-				row(k.DB, keyText(k), k.Type, size(k.Bytes), size(k.Memory), elemText(k), expireText(k.Expire, a.TTL.ReferenceMs))
-			}
-		})
-	}
-	keys("biggest keys by memory (estimated MEMORY USAGE)", a.TopMemory)
-	keys("biggest keys by serialized bytes", a.TopBytes)
-	keys("biggest keys by element count", a.TopElements)
-
-	section(w, "biggest key per type (as redis-cli --bigkeys)")
-	fams := make([]string, 0, len(a.Biggest))
-	for f := range a.Biggest {
-		fams = append(fams, f)
-	}
-	sort.Strings(fams)
-	table(w, []string{"family", "db", "key", "measure", "same size"}, func(row func(...any)) {
-		for _, f := range fams {
-			k := a.Biggest[f]
-			m := size(k.Bytes) + " serialized"
-			switch {
-			case f == "string":
-				m = fmt.Sprintf("%d bytes", k.Elements)
-			case k.ElementsKnown && k.Family != "module":
-				m = fmt.Sprintf("%d elements", k.Elements)
-			}
-			row(f, k.DB, keyText(*k), m, k.Ties)
-		}
-	})
-
-	exact := ""
-	if !a.Prefixes.Exact {
-		exact = fmt.Sprintf("; approximate, %d tracked", a.Prefixes.Tracked)
-	}
-	section(w, fmt.Sprintf("key prefixes by memory (separators %q, depth %d%s)", a.Prefixes.Separators, a.Prefixes.Depth, exact))
-	table(w, []string{"prefix", "keys", "bytes", "memory"}, func(row func(...any)) {
-		for _, p := range a.Prefixes.Top {
-			pre := p.Prefix
-			if !p.Quoted {
-				pre = strconv.Quote(pre)
-			}
-			row(strings.Repeat("  ", p.Depth-1)+shorten(pre), p.Keys, size(p.Bytes), size(p.Memory))
-		}
-	})
+	printKeys(w, "biggest keys by memory (estimated MEMORY USAGE)", a.TopMemory, a.TTL.ReferenceMs)
+	printKeys(w, "biggest keys by serialized bytes", a.TopBytes, a.TTL.ReferenceMs)
+	printKeys(w, "biggest keys by element count", a.TopElements, a.TTL.ReferenceMs)
+	printBiggest(w, a.Biggest)
+	printPrefixes(w, a.Prefixes)
 
 	ls := a.Lists
 	section(w, "lists")
@@ -168,6 +113,85 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 		section(w, "what-if: not run (--no-whatif or --sample-bytes 0)")
 	}
 	printCompat(w, a.Compat)
+}
+
+// printTypes writes the table of types, most bytes first.
+func printTypes(w io.Writer, stats map[string]*analyze.TypeStats) {
+	names := make([]string, 0, len(stats))
+	for n := range stats {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return stats[names[i]].Bytes > stats[names[j]].Bytes })
+	table(w, []string{"type", "family", "keys", "bytes", "elements", "memory"}, func(row func(...any)) {
+		for _, n := range names {
+			t := stats[n]
+			el := strconv.FormatInt(t.Elements, 10)
+			if t.UnknownKeys > 0 {
+				el += fmt.Sprintf(" (+%d keys unknown)", t.UnknownKeys)
+			}
+			row(n, t.Family, t.Keys, size(t.Bytes), el, size(t.MemoryBytes))
+		}
+	})
+	fmt.Fprintln(w, "  (elements: entries of collections; for strings the value lengths in bytes)")
+}
+
+// printKeys writes a ranking of keys; ttls are relative to refMs. Keys of
+// several inputs are named file/db.
+func printKeys(w io.Writer, title string, ks []analyze.KeyInfo, refMs int64) {
+	section(w, title)
+	table(w, []string{"db", "key", "type", "bytes", "memory", "elements", "ttl"}, func(row func(...any)) {
+		for _, k := range ks {
+			row(dbText(k), keyText(k), k.Type, size(k.Bytes), size(k.Memory), elemText(k), expireText(k.Expire, refMs))
+		}
+	})
+}
+
+func dbText(k analyze.KeyInfo) string {
+	if k.File != "" {
+		return filepath.Base(k.File) + "/" + strconv.FormatUint(k.DB, 10)
+	}
+	return strconv.FormatUint(k.DB, 10)
+}
+
+// printBiggest writes the biggest key of each family.
+func printBiggest(w io.Writer, biggest map[string]*analyze.KeyInfo) {
+	section(w, "biggest key per type (as redis-cli --bigkeys)")
+	fams := make([]string, 0, len(biggest))
+	for f := range biggest {
+		fams = append(fams, f)
+	}
+	sort.Strings(fams)
+	table(w, []string{"family", "db", "key", "measure", "same size"}, func(row func(...any)) {
+		for _, f := range fams {
+			k := biggest[f]
+			m := size(k.Bytes) + " serialized"
+			switch {
+			case f == "string":
+				m = fmt.Sprintf("%d bytes", k.Elements)
+			case k.ElementsKnown && k.Family != "module":
+				m = fmt.Sprintf("%d elements", k.Elements)
+			}
+			row(f, dbText(*k), keyText(*k), m, k.Ties)
+		}
+	})
+}
+
+// printPrefixes writes the prefix ranking, children indented.
+func printPrefixes(w io.Writer, ps analyze.PrefixStats) {
+	exact := ""
+	if !ps.Exact {
+		exact = fmt.Sprintf("; approximate, %d tracked", ps.Tracked)
+	}
+	section(w, fmt.Sprintf("key prefixes by memory (separators %q, depth %d%s)", ps.Separators, ps.Depth, exact))
+	table(w, []string{"prefix", "keys", "bytes", "memory"}, func(row func(...any)) {
+		for _, p := range ps.Top {
+			pre := p.Prefix
+			if !p.Quoted {
+				pre = strconv.Quote(pre)
+			}
+			row(strings.Repeat("  ", p.Depth-1)+shorten(pre), p.Keys, size(p.Bytes), size(p.Memory))
+		}
+	})
 }
 
 func printLists(w io.Writer, ls analyze.ListStats) {

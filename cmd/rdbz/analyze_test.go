@@ -320,7 +320,6 @@ func TestAnalyzeErrors(t *testing.T) {
 		want  string
 	}{
 		{"no input", nil, nil, "missing input"},
-		{"two inputs", nil, []string{small, small}, "one input expected"},
 		{"not an RDB", []byte("hello world"), []string{"-"}, "not an RDB file"},
 		{"truncated", data[:len(data)/2], []string{"--json", "-"}, "unexpected end"},
 	} {

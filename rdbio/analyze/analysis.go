@@ -15,6 +15,18 @@ type Analysis struct {
 	TypeStats     map[string]*TypeStats `json:"type_stats"`
 	Memory        MemoryStats           `json:"memory"`
 	TTL           TTLStats              `json:"ttl"`
+	Rankings
+	Lists  ListStats `json:"lists"`
+	Compat []Compat  `json:"compat"`
+
+	// What Combine merges beyond the fields: the node size histograms
+	// (stored, decoded) and the prefix counters.
+	hists    [2]*sizeHistogram
+	prefixes *prefixTree
+}
+
+// Rankings are the largest keys and prefixes.
+type Rankings struct {
 	// TopBytes ranks keys by serialized bytes; TopElements ranks keys of
 	// every type but strings by element count; TopMemory by estimated
 	// memory.
@@ -27,8 +39,6 @@ type Analysis struct {
 	// Dragonfly types) by serialized bytes.
 	Biggest  map[string]*KeyInfo `json:"biggest"`
 	Prefixes PrefixStats         `json:"prefixes"`
-	Lists    ListStats           `json:"lists"`
-	Compat   []Compat            `json:"compat"`
 }
 
 // Producer is who wrote the file, from the magic and the AUX fields.

@@ -73,7 +73,7 @@ func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
 	h := r.Header()
 	res := &Analysis{
 		Summary:   *newSummary(h),
-		TypeStats: map[string]*TypeStats{}, Biggest: map[string]*KeyInfo{},
+		TypeStats: map[string]*TypeStats{}, Rankings: Rankings{Biggest: map[string]*KeyInfo{}},
 		Rdbz: RdbzInfo{Dicts: []DictInfo{}},
 	}
 	a := &analyzer{r: r, opt: opt, res: res,
@@ -364,6 +364,7 @@ func (a *analyzer) finish() {
 		Exact: exact, Top: a.prefixes.ranking(a.opt.Top)}
 	ls := &res.Lists
 	ls.NodeStored, ls.NodeDecoded = a.nodeHist.percentiles(), a.decHist.percentiles()
+	res.hists, res.prefixes = [2]*sizeHistogram{&a.nodeHist, &a.decHist}, a.prefixes
 	if ls.StoredBytes > 0 {
 		ls.LZFShare = float64(ls.LZF.Bytes) / float64(ls.StoredBytes)
 	}

@@ -49,14 +49,25 @@ var KeyCSVHeader = []string{"db", "key", "type", "encoding", "bytes", "memory", 
 type KeyCSV struct {
 	w      *csv.Writer
 	filter KeyFilter
-	rec    [8]string
-	Rows   int64 // rows written
+	rec    [9]string
+	cols   []string // rec, or rec less the file column
+	// File, when the export has a file column, names the input whose keys
+	// come next.
+	File string
+	Rows int64 // rows written
 }
 
-// NewKeyCSV writes the header to w and returns the exporter.
-func NewKeyCSV(w io.Writer, f KeyFilter) (*KeyCSV, error) {
+// NewKeyCSV writes the header to w and returns the exporter; withFile
+// adds a first column, "file", for exports of several inputs.
+func NewKeyCSV(w io.Writer, f KeyFilter, withFile bool) (*KeyCSV, error) {
 	c := &KeyCSV{w: csv.NewWriter(w), filter: f}
-	if err := c.w.Write(KeyCSVHeader); err != nil {
+	c.cols = c.rec[1:]
+	header := KeyCSVHeader
+	if withFile {
+		c.cols = c.rec[:]
+		header = append([]string{"file"}, header...)
+	}
+	if err := c.w.Write(header); err != nil {
 		return nil, fmt.Errorf("writing the key CSV: %w", err)
 	}
 	return c, nil
@@ -67,7 +78,8 @@ func (c *KeyCSV) Row(k *KeyRow) error {
 	if !c.filter.Selects(k) {
 		return nil
 	}
-	r := &c.rec
+	c.rec[0] = c.File
+	r := c.rec[1:]
 	r[0] = strconv.FormatUint(k.DB, 10)
 	r[1] = string(k.Key)
 	r[2], r[3] = k.Type, k.Encoding
@@ -81,7 +93,7 @@ func (c *KeyCSV) Row(k *KeyRow) error {
 		r[7] = strconv.FormatInt(k.Expire, 10)
 	}
 	c.Rows++
-	if err := c.w.Write(r[:]); err != nil {
+	if err := c.w.Write(c.cols); err != nil {
 		return fmt.Errorf("writing the key CSV: %w", err)
 	}
 	return nil

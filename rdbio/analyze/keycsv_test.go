@@ -84,7 +84,7 @@ func TestKeyCSV(t *testing.T) {
 func exportKeys(t *testing.T, path string, f KeyFilter) ([][]string, *Analysis) {
 	t.Helper()
 	var buf bytes.Buffer
-	kc, err := NewKeyCSV(&buf, f)
+	kc, err := NewKeyCSV(&buf, f, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,8 @@ type KeyInfo struct {
 	// ElementsKnown is false when the count could not be told cheaply.
 	ElementsKnown bool  `json:"elements_known"`
 	Expire        int64 `json:"expire_ms"` // absolute Unix ms; -1 none
+	// File names the input holding the key (Combine's rankings only).
+	File string `json:"file,omitempty"`
 	// Ties counts keys of the same family and the same size as this one
 	// (Biggest only): when above 1, another key could as well be named.
 	Ties int64 `json:"ties,omitempty"`

@@ -126,3 +126,32 @@ func (e prefixEntry) info(depth int) PrefixInfo {
 	s, q := keyString([]byte(e.prefix))
 	return PrefixInfo{Prefix: s, Quoted: q, Depth: depth, Keys: e.keys, Bytes: e.bytes, Memory: e.mem, Error: e.err}
 }
+
+// merge adds the counts of o, as mergeable Space-Saving summaries do: a
+// prefix one side dropped may have held up to that side's floor there, which
+// its count and error take on; then the largest are kept.
+func (p *prefixCounter) merge(o *prefixCounter) {
+	seen := make(map[string]bool, len(o.entries))
+	for _, e := range o.entries {
+		seen[e.prefix] = true
+		if i, ok := p.index[e.prefix]; ok {
+			x := &p.entries[i]
+			x.keys, x.bytes, x.mem, x.err = x.keys+e.keys, x.bytes+e.bytes, x.mem+e.mem, x.err+e.err
+			continue
+		}
+		e.mem, e.err = e.mem+p.floor, e.err+p.floor
+		p.index[e.prefix] = int32(len(p.entries))
+		p.entries = append(p.entries, e)
+	}
+	for i := range p.entries {
+		if !seen[p.entries[i].prefix] {
+			p.entries[i].mem += o.floor
+			p.entries[i].err += o.floor
+		}
+	}
+	p.floor += o.floor
+	p.evicted = p.evicted || o.evicted
+	if len(p.entries) > 2*p.max {
+		p.prune()
+	}
+}

@@ -89,3 +89,12 @@ func (t *prefixTree) tracked() (int, bool) {
 	}
 	return n, exact
 }
+
+// merge adds the counts of o, a tree of the same depth and separators.
+func (t *prefixTree) merge(o *prefixTree) {
+	for d, c := range t.levels {
+		if d < len(o.levels) {
+			c.merge(o.levels[d])
+		}
+	}
+}
