@@ -28,8 +28,7 @@ func runAnalyzeMany(c *cli.Context) error {
 	if keys != nil {
 		opt.Key = keys.csv.Row
 	}
-	var parts []*analyze.Analysis
-	var read []string // names of the parts
+	comb := analyze.NewCombiner(opt.Top)
 	var errs []error
 	for _, name := range names {
 		if keys != nil {
@@ -37,7 +36,7 @@ func runAnalyzeMany(c *cli.Context) error {
 		}
 		a, err := analyzeOne(c, name, opt)
 		if a != nil {
-			parts, read = append(parts, a), append(read, name)
+			comb.Add(a, name) // and a is dropped: any number of files in bounded memory
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
@@ -47,14 +46,14 @@ func runAnalyzeMany(c *cli.Context) error {
 	if kerr := keys.finish(err); err == nil {
 		err = kerr
 	}
-	comb := analyze.Combine(parts, read, opt.Top)
+	res := comb.Result()
 	var rerr error
 	switch {
 	case c.String("keys") == "-":
 	case c.Bool("json"):
-		rerr = reportJSON(comb)
+		rerr = reportJSON(res)
 	default:
-		rerr = report(func(w io.Writer) { printCombined(w, comb) })
+		rerr = report(func(w io.Writer) { printCombined(w, res) })
 	}
 	if err == nil {
 		err = rerr

@@ -37,51 +37,74 @@ type FileRow struct {
 	Loads []string `json:"loads"`
 }
 
-// Combine merges the analyses of files (names[i] is parts[i]'s) into one,
-// ranking top keys and prefixes. The parts' prefix counters are merged
-// into the first part's.
+// Combine merges the analyses of files (names[i] is parts[i]'s) into one
+// (see Combiner).
 func Combine(parts []*Analysis, names []string, top int) *Combined {
-	c := &Combined{TypeStats: map[string]*TypeStats{}, Rankings: Rankings{Biggest: map[string]*KeyInfo{}}}
-	var hists [2]sizeHistogram
-	var prefixes *prefixTree
+	b := NewCombiner(top)
 	for i, a := range parts {
-		c.Files = append(c.Files, fileRow(a, names[i]))
-		c.Keys += a.Keys
-		c.Expires += a.Expires
-		c.Bytes += a.Bytes + a.TrailingBytes
-		c.Memory.add(a.Memory)
-		for name, ts := range a.TypeStats {
-			c.typeStats(name).add(ts)
-		}
-		c.TopBytes = append(c.TopBytes, from(a.TopBytes, names[i])...)
-		c.TopElements = append(c.TopElements, from(a.TopElements, names[i])...)
-		c.TopMemory = append(c.TopMemory, from(a.TopMemory, names[i])...)
-		for fam, k := range a.Biggest {
-			c.biggest(fam, *k, names[i])
-		}
-		c.Lists.add(a.Lists)
-		for j, h := range a.hists {
-			if h != nil {
-				hists[j].merge(h)
-			}
-		}
-		if a.prefixes != nil {
-			if prefixes == nil {
-				prefixes = a.prefixes
-				c.Prefixes = PrefixStats{Separators: a.Prefixes.Separators, Depth: a.Prefixes.Depth}
-			} else {
-				prefixes.merge(a.prefixes)
-			}
-		}
-		c.Compat = mergeCompat(c.Compat, a.Compat)
+		b.Add(a, names[i])
 	}
-	c.TopBytes = ranked(c.TopBytes, top, func(k *KeyInfo) int64 { return k.Bytes })
-	c.TopElements = ranked(c.TopElements, top, func(k *KeyInfo) int64 { return k.Elements })
-	c.TopMemory = ranked(c.TopMemory, top, func(k *KeyInfo) int64 { return k.Memory })
-	c.Lists.finish(&hists[0], &hists[1])
-	if prefixes != nil {
-		c.Prefixes.Tracked, c.Prefixes.Exact = prefixes.tracked()
-		c.Prefixes.Top = prefixes.ranking(top)
+	return b.Result()
+}
+
+// Combiner merges analyses one at a time, holding only what the combined
+// report needs (rankings cut to top, one histogram pair, one prefix tree),
+// so that any number of files takes bounded memory.
+type Combiner struct {
+	c        *Combined
+	top      int
+	hists    [2]sizeHistogram
+	prefixes *prefixTree
+}
+
+// NewCombiner starts a combined analysis whose rankings keep top keys and
+// prefixes.
+func NewCombiner(top int) *Combiner {
+	return &Combiner{top: top, c: &Combined{TypeStats: map[string]*TypeStats{}, Rankings: Rankings{Biggest: map[string]*KeyInfo{}}}}
+}
+
+// Add merges the analysis of the file named name; a's prefix counters
+// become the combination's (a must not be used for them afterwards).
+func (b *Combiner) Add(a *Analysis, name string) {
+	c := b.c
+	c.Files = append(c.Files, fileRow(a, name))
+	c.Keys += a.Keys
+	c.Expires += a.Expires
+	c.Bytes += a.Bytes + a.TrailingBytes
+	c.Memory.add(a.Memory)
+	for n, ts := range a.TypeStats {
+		c.typeStats(n).add(ts)
+	}
+	c.TopBytes = ranked(append(c.TopBytes, from(a.TopBytes, name)...), b.top, func(k *KeyInfo) int64 { return k.Bytes })
+	c.TopElements = ranked(append(c.TopElements, from(a.TopElements, name)...), b.top, func(k *KeyInfo) int64 { return k.Elements })
+	c.TopMemory = ranked(append(c.TopMemory, from(a.TopMemory, name)...), b.top, func(k *KeyInfo) int64 { return k.Memory })
+	for fam, k := range a.Biggest {
+		c.biggest(fam, *k, name)
+	}
+	c.Lists.add(a.Lists)
+	for j, h := range a.hists {
+		if h != nil {
+			b.hists[j].merge(h)
+		}
+	}
+	switch {
+	case a.prefixes == nil:
+	case b.prefixes == nil:
+		b.prefixes = a.prefixes
+		c.Prefixes = PrefixStats{Separators: a.Prefixes.Separators, Depth: a.Prefixes.Depth}
+	default:
+		b.prefixes.merge(a.prefixes)
+	}
+	c.Compat = mergeCompat(c.Compat, a.Compat)
+}
+
+// Result finishes the combined analysis.
+func (b *Combiner) Result() *Combined {
+	c := b.c
+	c.Lists.finish(&b.hists[0], &b.hists[1])
+	if b.prefixes != nil {
+		c.Prefixes.Tracked, c.Prefixes.Exact = b.prefixes.tracked()
+		c.Prefixes.Top = b.prefixes.ranking(b.top)
 	}
 	return c
 }
