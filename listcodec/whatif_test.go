@@ -29,7 +29,7 @@ func whatIf(t *testing.T, path string, opt CompressOptions) (*WhatIfReport, *ana
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := analyze.Analyze(r, analyze.Options{Node: w.Node, MemCap: -1})
+	a, err := analyze.Analyze(r, analyze.Options{Node: w.Node})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -377,38 +377,8 @@ func zipmapCount(b []byte, whole bool) (int64, bool) {
 		return 0, false
 	}
 	var n int64
-	p := 1
-	zlen := func() (int, bool) {
-		if p >= len(b) {
-			return 0, false
-		}
-		if b[p] < 254 {
-			p++
-			return int(b[p-1]), true
-		}
-		if b[p] != 254 || p+5 > len(b) {
-			return 0, false
-		}
-		l := int(binary.LittleEndian.Uint32(b[p+1:]))
-		p += 5
-		return l, true
+	if !eachZipmapString(b, func([]byte) bool { n++; return true }) {
+		return 0, false
 	}
-	for p < len(b) {
-		if b[p] == 0xFF {
-			return n, p == len(b)-1
-		}
-		kl, ok := zlen()
-		if !ok {
-			return 0, false
-		}
-		p += kl
-		vl, ok := zlen()
-		if !ok || p >= len(b) {
-			return 0, false
-		}
-		free := int(b[p])
-		p += 1 + vl + free
-		n++
-	}
-	return 0, false
+	return n / 2, true
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"time"
+
+	"github.com/rdbz/rdbz/rdbio"
 )
 
 // This file generates deterministic synthetic sample sets that look like the
@@ -22,19 +24,8 @@ const listpackMaxBytes = 8192 // list-max-listpack-size -2
 
 func newListpack() *listpack { return &listpack{buf: make([]byte, 6, listpackMaxBytes)} }
 
-// entrySize returns the encoded size of a string element.
-func lpStringEntrySize(s string) int {
-	var enc int
-	switch l := len(s); {
-	case l < 64:
-		enc = 1 + l
-	case l < 4096:
-		enc = 2 + l
-	default:
-		enc = 5 + l
-	}
-	return enc + lpBacklenSize(enc)
-}
+// lpStringEntrySize returns the encoded size of a string element.
+func lpStringEntrySize(s string) int { return int(rdbio.ListpackStringSize(int64(len(s)))) }
 
 func lpBacklenSize(l int) int {
 	switch {

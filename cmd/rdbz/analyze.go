@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
@@ -11,23 +12,25 @@ import (
 )
 
 func analyzeCommand() *cli.Command {
-	return &cli.Command{
+	cmd := &cli.Command{
 		Name: "analyze",
 		Usage: "pre-migration report: producer, keys, bytes, elements and memory per type, biggest keys, prefixes, TTLs, " +
 			"list nodes, what rdbz compress would save, which servers load the file",
-		ArgsUsage: "IN (a path, or - for stdin)",
+		ArgsUsage: "IN... (paths, or - for stdin; several: one combined report with a row per file)",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.IntFlag{Name: "top", Value: analyze.DefaultTop, Usage: "keys and prefixes in each ranking", Action: inRange("top", 1, 10000)},
 			&cli.Int64Flag{Name: "sample-bytes", Value: listcodec.DefaultSampleBytes,
 				Usage: "node bytes sampled to train the what-if dictionary (as rdbz compress --sample-bytes; 0: no what-if)", Action: atLeast[int64]("sample-bytes", 0)},
+			&cli.BoolFlag{Name: "no-whatif", Usage: "skip the what-if (what rdbz compress would save; trains a dictionary)"},
 			&cli.StringFlag{Name: "prefix-sep", Value: analyze.DefaultPrefixSep, Usage: "characters that end a key prefix"},
-			&cli.IntFlag{Name: "mem-cap", Value: analyze.DefaultMemCap, Usage: "largest value (serialized bytes) run through hdt3213/rdb's memory profiler", Action: atLeast("mem-cap", 0)},
-			&cli.IntFlag{Name: "mem-every", Value: analyze.DefaultMemEvery, Usage: "after the first 256 values of a type, profile one in N (1: every value up to --mem-cap)", Action: atLeast("mem-every", 1)},
+			&cli.IntFlag{Name: "prefix-depth", Value: analyze.DefaultPrefixDepth, Usage: "rank prefixes up to the Nth separator (events, events:user, ...)", Action: inRange("prefix-depth", 1, 16)},
 			capFlag(),
 		},
 		Action: runAnalyze,
 	}
+	cmd.Flags = append(cmd.Flags, keysFlags()...)
+	return cmd
 }
 
 // analyzeReport is the JSON of rdbz analyze: the analysis (whose fields
@@ -35,11 +38,14 @@ func analyzeCommand() *cli.Command {
 type analyzeReport struct {
 	*analyze.Analysis
 	WhatIf *listcodec.WhatIfReport `json:"whatif"`
+	// WhatIfSeconds is what the what-if took beyond the pass (training,
+	// the second sample's compression).
+	WhatIfSeconds float64 `json:"whatif_seconds"`
 }
 
 func runAnalyze(c *cli.Context) error {
 	if c.NArg() > 1 {
-		return fmt.Errorf("one input expected, got %d", c.NArg())
+		return runAnalyzeMany(c)
 	}
 	in, err := openInput(c.Args().First())
 	if err != nil {
@@ -47,18 +53,22 @@ func runAnalyze(c *cli.Context) error {
 	}
 	defer in.Close()
 	var wi *listcodec.WhatIf
-	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"),
-		MemCap: c.Int("mem-cap"), MemEvery: c.Int("mem-every")}
-	if sb := c.Int64("sample-bytes"); sb > 0 {
+	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"), PrefixDepth: c.Int("prefix-depth")}
+	keys, err := openKeys(c, c.Args().First(), false)
+	if err != nil {
+		return err
+	}
+	defer keys.abort()
+	if keys != nil {
+		opt.Key = keys.csv.Row
+	}
+	if sb := c.Int64("sample-bytes"); sb > 0 && !c.Bool("no-whatif") {
 		co := listcodec.DefaultCompressOptions()
 		co.Train.SampleBytes = sb
 		co.Cap = c.Int("cap")
 		wi = listcodec.NewWhatIf(co)
 		opt.Node = wi.Node
 		limitMemory(2*sb + whatIfHeadroom)
-	}
-	if opt.MemCap == 0 {
-		opt.MemCap = -1 // --mem-cap 0: no profiling
 	}
 	prog := newProgress(c, "analyze")
 	defer prog.done()
@@ -74,14 +84,21 @@ func runAnalyze(c *cli.Context) error {
 	rep := analyzeReport{Analysis: a}
 	if wi != nil && err == nil {
 		prog.phase("training the what-if dictionary", noBytes)
+		start := time.Now()
 		rep.WhatIf, err = wi.Estimate(listcodec.EstimateInput{Bytes: a.Bytes + a.TrailingBytes, Compressed: a.Rdbz.Compressed,
 			ChecksumDisabled: a.Checksum == rdbio.ChecksumDisabled})
+		rep.WhatIfSeconds = time.Since(start).Seconds()
 	}
 	prog.done()
+	if kerr := keys.finish(err); err == nil {
+		err = kerr
+	}
 	var rerr error
-	if c.Bool("json") {
+	switch {
+	case c.String("keys") == "-": // stdout holds the CSV alone
+	case c.Bool("json"):
 		rerr = reportJSON(rep)
-	} else {
+	default:
 		rerr = report(func(w io.Writer) { printAnalysis(w, c.Args().First(), &rep) })
 	}
 	if err == nil {

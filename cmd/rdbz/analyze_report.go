@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -18,7 +20,8 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 	a := rep.Analysis
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	line := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
-	line("file", fmt.Sprintf("%s: %s, magic %s (RDB %d), checksum %s", name, size(a.Bytes+a.TrailingBytes), a.Magic, a.Version, a.Checksum))
+	line("file", name)
+	line("format", fmt.Sprintf("%s, magic %s (RDB %d), checksum %s", size(a.Bytes+a.TrailingBytes), a.Magic, a.Version, a.Checksum))
 	p := a.Producer
 	prod := p.Name
 	if p.Version != "" {
@@ -44,7 +47,7 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 		}
 		v := x.Value
 		if len(v) > 60 {
-			v = fmt.Sprintf("%.40q... (%d bytes)", v, len(v))
+			v = fmt.Sprintf("%.32q... (%d bytes)", v, len(v))
 		} else {
 			v = strconv.Quote(v)
 		}
@@ -63,10 +66,14 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 		line("rdbz", "not compressed")
 	}
 	if u := a.Unwalked; u != nil {
-		line("unwalked", fmt.Sprintf("from offset %d: %s (the rest was only checked for a valid trailer)", u.Offset, u.Reason))
+		line("unwalked", fmt.Sprintf("from offset %d (the rest was only checked for a valid trailer):", u.Offset))
+		line("", u.Reason)
 	}
-	line("keys", fmt.Sprintf("%d (%d with expiry), %d functions, memory ≈ %s (%d keys profiled, %d by formula, %d scaled)",
-		a.Keys, a.Expires, a.Functions, size(a.Memory.Bytes), a.Memory.Profiled, a.Memory.Formula, a.Memory.Ratio))
+	line("keys", fmt.Sprintf("%d (%d with expiry), %d functions", a.Keys, a.Expires, a.Functions))
+	line("memory", fmt.Sprintf("≈ %s (Σ MEMORY USAGE in redis 7.0), dataset ≈ %s", size(a.Memory.Bytes), size(a.Memory.Dataset)))
+	if a.Memory.Stored > 0 {
+		line("", fmt.Sprintf("(%d keys of types not modeled counted as stored)", a.Memory.Stored))
+	}
 	tw.Flush()
 
 	section(w, "databases")
@@ -77,22 +84,7 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 	})
 
 	section(w, "types")
-	names := make([]string, 0, len(a.TypeStats))
-	for n := range a.TypeStats {
-		names = append(names, n)
-	}
-	sort.Slice(names, func(i, j int) bool { return a.TypeStats[names[i]].Bytes > a.TypeStats[names[j]].Bytes })
-	table(w, []string{"type", "family", "keys", "bytes", "elements", "memory"}, func(row func(...any)) {
-		for _, n := range names {
-			t := a.TypeStats[n]
-			el := strconv.FormatInt(t.Elements, 10)
-			if t.UnknownKeys > 0 {
-				el += fmt.Sprintf(" (+%d keys unknown)", t.UnknownKeys)
-			}
-			row(n, t.Family, t.Keys, size(t.Bytes), el, size(t.MemoryBytes))
-		}
-	})
-	fmt.Fprintln(w, "  (elements: entries of collections; for strings the value lengths in bytes)")
+	printTypes(w, a.TypeStats)
 
 	section(w, fmt.Sprintf("TTL (relative to %s %s)", a.TTL.Reference, time.UnixMilli(a.TTL.ReferenceMs).UTC().Format("2006-01-02 15:04:05 UTC")))
 	table(w, []string{"ttl", "keys", "bytes"}, func(row func(...any)) {
@@ -101,51 +93,11 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 		}
 	})
 
-	keys := func(title string, ks []analyze.KeyInfo) {
-		section(w, title)
-		table(w, []string{"db", "key", "type", "bytes", "elements", "ttl"}, func(row func(...any)) {
-			for _, k := range ks {
-				row(k.DB, keyText(k), k.Type, size(k.Bytes), elemText(k), expireText(k.Expire, a.TTL.ReferenceMs))
-			}
-		})
-	}
-	keys("biggest keys by serialized bytes", a.TopBytes)
-	keys("biggest keys by element count", a.TopElements)
-
-	section(w, "biggest key per type (as redis-cli --bigkeys: strings by length, collections by elements)")
-	fams := make([]string, 0, len(a.Biggest))
-	for f := range a.Biggest {
-		fams = append(fams, f)
-	}
-	sort.Strings(fams)
-	table(w, []string{"family", "db", "key", "measure", "same size"}, func(row func(...any)) {
-		for _, f := range fams {
-			k := a.Biggest[f]
-			m := size(k.Bytes) + " serialized"
-			switch {
-			case f == "string":
-				m = fmt.Sprintf("%d bytes", k.Elements)
-			case k.ElementsKnown && k.Family != "module":
-				m = fmt.Sprintf("%d elements", k.Elements)
-			}
-			row(f, k.DB, keyText(*k), m, k.Ties)
-		}
-	})
-
-	exact := ""
-	if !a.Prefixes.Exact {
-		exact = fmt.Sprintf(", approximate: %d prefixes tracked", a.Prefixes.Tracked)
-	}
-	section(w, fmt.Sprintf("key prefixes by bytes (up to the first of %q%s)", a.Prefixes.Separators, exact))
-	table(w, []string{"prefix", "keys", "bytes"}, func(row func(...any)) {
-		for _, p := range a.Prefixes.Top {
-			pre := p.Prefix
-			if !p.Quoted {
-				pre = strconv.Quote(pre)
-			}
-			row(shorten(pre), p.Keys, size(p.Bytes))
-		}
-	})
+	printKeys(w, "biggest keys by memory (estimated MEMORY USAGE)", a.TopMemory, a.TTL.ReferenceMs)
+	printKeys(w, "biggest keys by serialized bytes", a.TopBytes, a.TTL.ReferenceMs)
+	printKeys(w, "biggest keys by element count", a.TopElements, a.TTL.ReferenceMs)
+	printBiggest(w, a.Biggest)
+	printPrefixes(w, a.Prefixes)
 
 	ls := a.Lists
 	section(w, "lists")
@@ -156,9 +108,90 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 	}
 
 	if wi := rep.WhatIf; wi != nil {
-		printWhatIf(w, wi)
+		printWhatIf(w, wi, rep.WhatIfSeconds)
+	} else {
+		section(w, "what-if: not run (--no-whatif or --sample-bytes 0)")
 	}
 	printCompat(w, a.Compat)
+}
+
+// printTypes writes the table of types, most bytes first.
+func printTypes(w io.Writer, stats map[string]*analyze.TypeStats) {
+	names := make([]string, 0, len(stats))
+	for n := range stats {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return stats[names[i]].Bytes > stats[names[j]].Bytes })
+	table(w, []string{"type", "family", "keys", "bytes", "elements", "memory"}, func(row func(...any)) {
+		for _, n := range names {
+			t := stats[n]
+			el := strconv.FormatInt(t.Elements, 10)
+			if t.UnknownKeys > 0 {
+				el += fmt.Sprintf(" (+%d keys unknown)", t.UnknownKeys)
+			}
+			row(n, t.Family, t.Keys, size(t.Bytes), el, size(t.MemoryBytes))
+		}
+	})
+	fmt.Fprintln(w, "  (elements: entries of collections; for strings the value lengths in bytes)")
+}
+
+// printKeys writes a ranking of keys; ttls are relative to refMs. Keys of
+// several inputs are named file/db.
+func printKeys(w io.Writer, title string, ks []analyze.KeyInfo, refMs int64) {
+	section(w, title)
+	table(w, []string{"db", "key", "type", "bytes", "memory", "elements", "ttl"}, func(row func(...any)) {
+		for _, k := range ks {
+			row(dbText(k), keyText(k), k.Type, size(k.Bytes), size(k.Memory), elemText(k), expireText(k.Expire, refMs))
+		}
+	})
+}
+
+func dbText(k analyze.KeyInfo) string {
+	if k.File != "" {
+		return filepath.Base(k.File) + "/" + strconv.FormatUint(k.DB, 10)
+	}
+	return strconv.FormatUint(k.DB, 10)
+}
+
+// printBiggest writes the biggest key of each family.
+func printBiggest(w io.Writer, biggest map[string]*analyze.KeyInfo) {
+	section(w, "biggest key per type (as redis-cli --bigkeys)")
+	fams := make([]string, 0, len(biggest))
+	for f := range biggest {
+		fams = append(fams, f)
+	}
+	sort.Strings(fams)
+	table(w, []string{"family", "db", "key", "measure", "same size"}, func(row func(...any)) {
+		for _, f := range fams {
+			k := biggest[f]
+			m := size(k.Bytes) + " serialized"
+			switch {
+			case f == "string":
+				m = fmt.Sprintf("%d bytes", k.Elements)
+			case k.ElementsKnown && k.Family != "module":
+				m = fmt.Sprintf("%d elements", k.Elements)
+			}
+			row(f, dbText(*k), keyText(*k), m, k.Ties)
+		}
+	})
+}
+
+// printPrefixes writes the prefix ranking, children indented.
+func printPrefixes(w io.Writer, ps analyze.PrefixStats) {
+	exact := ""
+	if !ps.Exact {
+		exact = fmt.Sprintf("; approximate, %d tracked", ps.Tracked)
+	}
+	section(w, fmt.Sprintf("key prefixes by memory (separators %q, depth %d%s)", ps.Separators, ps.Depth, exact))
+	table(w, []string{"prefix", "keys", "bytes", "memory"}, func(row func(...any)) {
+		for _, p := range ps.Top {
+			pre := p.Prefix
+			if !p.Quoted {
+				pre = strconv.Quote(pre)
+			}
+			row(strings.Repeat("  ", p.Depth-1)+shorten(pre), p.Keys, size(p.Bytes), size(p.Memory))
+		}
+	})
 }
 
 func printLists(w io.Writer, ls analyze.ListStats) {
@@ -166,7 +199,7 @@ func printLists(w io.Writer, ls analyze.ListStats) {
 	if ls.UnknownNodes > 0 {
 		fmt.Fprintf(w, " (+%d nodes not counted)", ls.UnknownNodes)
 	}
-	fmt.Fprintf(w, "; %s stored, %s decoded; %d PLAIN nodes (%s), %d over the cap\n",
+	fmt.Fprintf(w, "; %s stored, %s decoded\n  %d PLAIN nodes (%s), %d over the cap\n",
 		size(ls.StoredBytes), size(ls.DecodedBytes), ls.Plain.Nodes, size(ls.Plain.Bytes), ls.OverCap)
 	table(w, []string{"stored as", "nodes", "bytes", "share"}, func(row func(...any)) {
 		for _, x := range []struct {
@@ -214,12 +247,13 @@ func printCompat(w io.Writer, verdicts []analyze.Compat) {
 	})
 }
 
-func printWhatIf(w io.Writer, wi *listcodec.WhatIfReport) {
-	how := "estimated from a sample of " + strconv.Itoa(wi.Sample.Nodes) + " nodes (" + size(wi.Sample.StoredBytes) + ")"
+// printWhatIf writes the what-if section; secs is what it took.
+func printWhatIf(w io.Writer, wi *listcodec.WhatIfReport, secs float64) {
+	how := "sampled: " + strconv.Itoa(wi.Sample.Nodes) + " nodes, " + size(wi.Sample.StoredBytes)
 	if wi.Exact {
-		how = "computed on every node"
+		how = "on every node"
 	}
-	section(w, "what-if: list node strings under each encoding ("+how+")")
+	section(w, "what-if: list node strings in each encoding ("+how+")")
 	n := wi.Nodes
 	table(w, []string{"encoding", "bytes", "vs stored"}, func(row func(...any)) {
 		row("as stored", size(n.Stored), "100.0%")
@@ -231,20 +265,17 @@ func printWhatIf(w io.Writer, wi *listcodec.WhatIfReport) {
 			row("rdbz compress (per-node rules, dictionary not counted)", size(n.Rdbz), pct(n.Rdbz, n.Stored))
 		}
 	})
-	verdict := fmt.Sprintf("  rdbz compress (level %d, min-saving %g, %s sample): %s -> %s (%s)",
-		wi.Settings.Level, wi.Settings.MinSaving, size(wi.Settings.SampleBytes), size(wi.FileBytes),
-		size(wi.RdbzCompressBytes), pct(wi.RdbzCompressBytes, wi.FileBytes))
+	fmt.Fprintf(w, "  rdbz compress: %s -> %s (%s)\n    (level %d, min-saving %g, %s sample)\n",
+		size(wi.FileBytes), size(wi.RdbzCompressBytes), pct(wi.RdbzCompressBytes, wi.FileBytes),
+		wi.Settings.Level, wi.Settings.MinSaving, size(wi.Settings.SampleBytes))
 	if wi.Unchanged {
-		verdict += "; copied unchanged: " + wi.Note
+		fmt.Fprintln(w, "    copied unchanged:", wi.Note)
 	}
-	fmt.Fprintln(w, verdict)
 	if d := wi.Dragonfly; d.DecodedBytes > 0 && wi.DictBytes > 0 {
-		fmt.Fprintf(w, "  Dragonfly list memory with its dictionary mode: %s of node payloads -> ≈ %s (%.0f%% of interior nodes kept compressed)\n",
+		fmt.Fprintf(w, "  Dragonfly's lists in its dictionary mode: %s of payloads -> ≈ %s\n    (%.0f%% of interior nodes kept compressed)\n",
 			size(d.DecodedBytes), size(d.EstimatedBytes), 100*d.CompressedShare)
 	}
-	if wi.DictBytes > 0 {
-		fmt.Fprintf(w, "  (dictionary trained in %.1fs)\n", wi.TrainSeconds)
-	}
+	fmt.Fprintf(w, "  the what-if took %.1f s (dictionary training %.1f s); --no-whatif skips it\n", secs, wi.TrainSeconds)
 }
 
 func causeText(cs analyze.Cause) string {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
@@ -251,8 +252,8 @@ func TestAnalyzeText(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "what-if") {
-		t.Error("--sample-bytes 0 still printed a what-if")
+	if strings.Contains(out, "what-if:") && !strings.Contains(out, "what-if: not run") || strings.Contains(out, "what-if took") {
+		t.Error("--sample-bytes 0 still ran the what-if")
 	}
 	sec := out[strings.Index(out, "biggest keys by serialized bytes"):]
 	sec = sec[:strings.Index(sec, "\n\n")]
@@ -268,9 +269,39 @@ func TestAnalyzeWhatIfText(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"what-if", "raw (rdbcompression no)", "zstd, no dictionary", "rdbz compress (level 1"} {
+	for _, want := range []string{"what-if", "raw (rdbcompression no)", "zstd, no dictionary", "rdbz compress:", "(level 1,",
+		"the what-if took", "--no-whatif skips it"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestAnalyzeNoWhatIf: --no-whatif skips the what-if (JSON: null, no time)
+// and the text says it was not run.
+func TestAnalyzeNoWhatIf(t *testing.T) {
+	a, stderr, code := runAnalyzeJSON(t, "--no-whatif", small)
+	if code != 0 || a.WhatIf != nil {
+		t.Fatalf("exit %d (%s), whatif %+v", code, stderr, a.WhatIf)
+	}
+	out, _, _ := run(t, nil, "analyze", "--no-whatif", small)
+	if !strings.Contains(out, "what-if: not run") {
+		t.Fatalf("report:\n%s", out)
+	}
+}
+
+// TestAnalyzeFitsTerminal: the text report of every generated corpus file
+// fits in 80 columns (file names and error reasons apart).
+func TestAnalyzeFitsTerminal(t *testing.T) {
+	for _, cf := range rdbiotest.Generated(t, rdbiotest.MediumBytes) {
+		out, stderr, code := run(t, nil, "analyze", "--sample-bytes", "200000", cf.Path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", cf.Name, code, stderr)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if utf8.RuneCountInString(l) > 80 && !strings.HasPrefix(l, "file ") {
+				t.Errorf("%s: %d columns: %s", cf.Name, utf8.RuneCountInString(l), l)
+			}
 		}
 	}
 }
@@ -289,7 +320,6 @@ func TestAnalyzeErrors(t *testing.T) {
 		want  string
 	}{
 		{"no input", nil, nil, "missing input"},
-		{"two inputs", nil, []string{small, small}, "one input expected"},
 		{"not an RDB", []byte("hello world"), []string{"-"}, "not an RDB file"},
 		{"truncated", data[:len(data)/2], []string{"--json", "-"}, "unexpected end"},
 	} {

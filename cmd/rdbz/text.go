@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -31,6 +32,7 @@ func table(w io.Writer, header []string, rows func(row func(...any))) {
 			}
 		}
 	}
+	all = fit(all, width, right)
 	for _, row := range all {
 		var b strings.Builder
 		b.WriteString("  ")
@@ -50,6 +52,76 @@ func table(w io.Writer, header []string, rows func(row func(...any))) {
 		}
 		fmt.Fprintln(w, b.String())
 	}
+}
+
+// reportWidth is the terminal width the text reports fit in.
+const reportWidth = 80
+
+// minTextColumn is the narrowest fit makes a text column.
+const minTextColumn = 16
+
+// fit narrows the widest text column so that the table's rows fit in
+// reportWidth: the last column's cells wrap onto rows of their own, other
+// columns' are cut with "...".
+func fit(all [][]string, width []int, right []bool) [][]string {
+	total := 2 + 2*(len(width)-1)
+	widest := -1
+	for c, w := range width {
+		total += w
+		if !right[c] && (widest < 0 || w > width[widest]) {
+			widest = c
+		}
+	}
+	if total <= reportWidth || widest < 0 {
+		return all
+	}
+	w := max(width[widest]-(total-reportWidth), minTextColumn)
+	if w >= width[widest] {
+		return all
+	}
+	width[widest] = w
+	if widest == len(width)-1 {
+		return wrapLast(all, w)
+	}
+	for r := 1; r < len(all); r++ {
+		if cell := []rune(all[r][widest]); len(cell) > w {
+			all[r][widest] = string(cell[:w-3]) + "..."
+		}
+	}
+	return all
+}
+
+// wrapLast wraps the last cell of each row at spaces to w runes (a word
+// longer than w stays whole), continuing, indented, on rows with the other
+// cells empty.
+func wrapLast(all [][]string, w int) [][]string {
+	out := all[:1:1]
+	last := len(all[0]) - 1
+	for _, row := range all[1:] {
+		words := strings.Fields(row[last])
+		line := ""
+		for _, word := range words {
+			if line != "" && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > w {
+				out = append(out, withLast(row, line))
+				row = make([]string, len(row))
+				line = "  " + word // a continuation, indented
+				continue
+			}
+			if line != "" {
+				line += " "
+			}
+			line += word
+		}
+		out = append(out, withLast(row, line))
+	}
+	return out
+}
+
+// withLast is row with its last cell replaced.
+func withLast(row []string, last string) []string {
+	r := slices.Clone(row)
+	r[len(r)-1] = last
+	return r
 }
 
 // numeric reports cells that read as numbers: counts, sizes, shares, "-".

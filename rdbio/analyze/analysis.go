@@ -15,18 +15,30 @@ type Analysis struct {
 	TypeStats     map[string]*TypeStats `json:"type_stats"`
 	Memory        MemoryStats           `json:"memory"`
 	TTL           TTLStats              `json:"ttl"`
+	Rankings
+	Lists  ListStats `json:"lists"`
+	Compat []Compat  `json:"compat"`
+
+	// What Combine merges beyond the fields: the node size histograms
+	// (stored, decoded) and the prefix counters.
+	hists    [2]*sizeHistogram
+	prefixes *prefixTree
+}
+
+// Rankings are the largest keys and prefixes.
+type Rankings struct {
 	// TopBytes ranks keys by serialized bytes; TopElements ranks keys of
-	// every type but strings by element count.
+	// every type but strings by element count; TopMemory by estimated
+	// memory.
 	TopBytes    []KeyInfo `json:"top_bytes"`
 	TopElements []KeyInfo `json:"top_elements"`
+	TopMemory   []KeyInfo `json:"top_memory"`
 	// Biggest is the biggest key of each type family, measured as
 	// redis-cli --bigkeys does: strings by length, lists, sets, sorted
 	// sets, hashes and streams by element count; other families (modules,
 	// Dragonfly types) by serialized bytes.
 	Biggest  map[string]*KeyInfo `json:"biggest"`
 	Prefixes PrefixStats         `json:"prefixes"`
-	Lists    ListStats           `json:"lists"`
-	Compat   []Compat            `json:"compat"`
 }
 
 // Producer is who wrote the file, from the magic and the AUX fields.
@@ -69,12 +81,6 @@ type TypeStats struct {
 	UnknownKeys int64 `json:"elements_unknown_keys"`
 	// MemoryBytes is the estimated in-memory size (see MemoryStats).
 	MemoryBytes int64 `json:"memory_bytes"`
-	Profiled    int64 `json:"memory_profiled_keys"`
-
-	profiledBytes int64 // serialized bytes of the profiled keys
-	profiledMem   int64 // their memory
-	ratioBytes    int64 // serialized bytes of keys to scale by the ratio
-	ratioKeys     int64
 }
 
 // TTLStats buckets keys by the time left to live at the reference time:
@@ -92,15 +98,18 @@ type TTLBucket struct {
 	Bytes  int64  `json:"bytes"`
 }
 
-// PrefixStats ranks key prefixes (the key up to its first separator byte)
-// by serialized bytes.
+// PrefixStats ranks key prefixes (the key up to its first separator byte,
+// up to its second, ... to Depth) by estimated memory.
 type PrefixStats struct {
 	Separators string `json:"separators"`
+	Depth      int    `json:"depth"`
 	Tracked    int    `json:"tracked"`
 	// Exact is false when more distinct prefixes came than were tracked:
 	// the ranking is then Space-Saving's, whose Error bounds each count.
-	Exact bool         `json:"exact"`
-	Top   []PrefixInfo `json:"top"`
+	Exact bool `json:"exact"`
+	// Top lists the top prefixes of depth 1, each followed by its largest
+	// prefixes of depth 2 (up to 5), each of those by its own, and so on.
+	Top []PrefixInfo `json:"top"`
 }
 
 // ListStats describes the quicklist nodes of list values (types 10, 14, 18).

@@ -16,15 +16,14 @@ type Options struct {
 	Top int
 	// PrefixSep holds the bytes that end a key prefix (default ":").
 	PrefixSep string
-	// MaxPrefixes bounds the prefixes tracked (default 1000); beyond it
-	// the ranking is approximate (see PrefixStats).
+	// PrefixDepth is how many separators deep prefixes are ranked
+	// (default 2: "events", then "events:user").
+	PrefixDepth int
+	// MaxPrefixes bounds the prefixes tracked at each depth (default
+	// 1000); beyond it the ranking is approximate (see PrefixStats).
 	MaxPrefixes int
-	// MemCap is the largest serialized value (bytes) that goes through
-	// hdt3213/rdb's memory profiler (default 1 MiB; negative: none).
-	MemCap int
-	// MemEvery: of each type, the first 256 values are profiled, then
-	// one in MemEvery (default 64; 1 profiles every value up to MemCap).
-	MemEvery int
+	// Key, when set, sees every key once its value is read (see KeyRow).
+	Key func(*KeyRow) error
 	// Node, when set, sees every list node as it is read, with its key,
 	// its index in the list and the list's node count. It must not read a
 	// node's payload when Data is nil (over the cap).
@@ -41,8 +40,7 @@ const (
 	DefaultTop         = 10
 	DefaultPrefixSep   = ":"
 	DefaultMaxPrefixes = 1000
-	DefaultMemCap      = 1 << 20
-	DefaultMemEvery    = 64
+	DefaultPrefixDepth = 2
 )
 
 func (o Options) withDefaults() Options {
@@ -55,11 +53,8 @@ func (o Options) withDefaults() Options {
 	if o.MaxPrefixes <= 0 {
 		o.MaxPrefixes = DefaultMaxPrefixes
 	}
-	if o.MemCap == 0 {
-		o.MemCap = DefaultMemCap
-	}
-	if o.MemEvery <= 0 {
-		o.MemEvery = DefaultMemEvery
+	if o.PrefixDepth <= 0 {
+		o.PrefixDepth = DefaultPrefixDepth
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
@@ -70,8 +65,7 @@ func (o Options) withDefaults() Options {
 // Analyze reads r to the end and describes what the file holds, in one
 // pass and bounded memory (the rankings are of fixed size, prefixes are
 // tracked up to a bound, node sizes go to a fixed histogram). r must have
-// no sink (rdbio.Reader.SetSink): the values Analyze profiles are captured
-// in its place, and list node payloads never reach it. On error it returns what it found so far
+// no sink (rdbio.Reader.SetSink): list node payloads never reach it. On error it returns what it found so far
 // with the error; a record it cannot walk ends the walk as in Summarize
 // (Unwalked).
 func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
@@ -79,17 +73,18 @@ func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
 	h := r.Header()
 	res := &Analysis{
 		Summary:   *newSummary(h),
-		TypeStats: map[string]*TypeStats{}, Biggest: map[string]*KeyInfo{},
+		TypeStats: map[string]*TypeStats{}, Rankings: Rankings{Biggest: map[string]*KeyInfo{}},
 		Rdbz: RdbzInfo{Dicts: []DictInfo{}},
 	}
 	a := &analyzer{r: r, opt: opt, res: res,
-		mem:      newMemProfiler(h, opt.MemCap, opt.MemEvery),
-		prefixes: newPrefixCounter(opt.MaxPrefixes, opt.PrefixSep),
+		prefixes: newPrefixTree(opt.PrefixDepth, opt.MaxPrefixes, opt.PrefixSep),
 		compat:   newCompatCollector(),
 		byName:   map[string]*typeSlot{},
 	}
 	a.topB = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Bytes }}
 	a.topE = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Elements }}
+	a.topM = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Memory }}
+	a.visit = a.vm.add
 	s := &res.Summary
 	err := s.finish(r, a.scan())
 	if err == nil && s.Unwalked == nil {
@@ -107,7 +102,6 @@ type typeSlot struct {
 	stats        *TypeStats
 	sum          *TypeSummary
 	use          *use
-	seen         int64 // values met (for the profiler's sampling)
 }
 
 // slot returns the cache entry for type typ named name (a type byte's
@@ -145,12 +139,14 @@ type analyzer struct {
 	r        *rdbio.Reader
 	opt      Options
 	res      *Analysis
-	mem      *memProfiler
-	capture  rdbio.CappedBuffer
+	vm       valueMem
+	visit    func(*rdbio.Elem) error
 	dec      []byte
 	topB     topKeys
 	topE     topKeys
-	prefixes *prefixCounter
+	topM     topKeys
+	row      KeyRow
+	prefixes *prefixTree
 	compat   *compatCollector
 	ttl      [6]TTLBucket
 	ttlRef   int64
@@ -234,17 +230,13 @@ func (a *analyzer) aux(rec *rdbio.Record) {
 
 // keyFacts is what one key's value turned out to hold.
 type keyFacts struct {
-	count  rdbio.ValueInfo
-	mem    int64
-	memHow int8 // memProfiled, memFormula, memRatio
-	zstd   bool // holds rdbz 0xC4 nodes
+	count   rdbio.ValueInfo
+	mem     int64  // the value's memory (key apart), when modeled
+	alloc   int64  // what it allocates (MemoryStats.Dataset)
+	enc     string // its encoding in memory
+	modeled bool
+	zstd    bool // holds rdbz 0xC4 nodes
 }
-
-const (
-	memRatio int8 = iota
-	memProfiled
-	memFormula
-)
 
 func (a *analyzer) key(rec *rdbio.Record) error {
 	r, res := a.r, a.res
@@ -255,7 +247,7 @@ func (a *analyzer) key(rec *rdbio.Record) error {
 	if rdbio.IsList(typ) {
 		kf, err = a.list(rec, typ, name)
 	} else {
-		kf, err = a.value(rec, typ, name)
+		kf, err = a.value(typ)
 	}
 	if err != nil {
 		return err
@@ -264,42 +256,24 @@ func (a *analyzer) key(rec *rdbio.Record) error {
 	sl := a.counted(typ, a.slot(typ, name))
 	sl.sum.Keys++
 	sl.sum.Bytes += n
-	a.account(rec, sl, n, kf)
-	return nil
+	return a.account(rec, sl, n, kf)
 }
 
-// value reads a value of any type but the list types, capturing it when
-// it is to be profiled.
-func (a *analyzer) value(rec *rdbio.Record, typ byte, name string) (keyFacts, error) {
-	var w io.Writer // nil: the value is only walked
-	profile := a.mem.want(typ, name, &a.slot(typ, name).seen)
-	if profile {
-		a.capture.Reset(a.mem.cap)
-		w = &a.capture
-	}
-	vc, err := a.r.CountValue(w)
+// value reads a value of any type but the list types, its parts going to
+// the memory model.
+func (a *analyzer) value(typ byte) (keyFacts, error) {
+	a.vm.reset(typ)
+	vc, err := a.r.VisitValue(a.visit)
 	if err != nil {
 		return keyFacts{}, err
 	}
 	kf := keyFacts{count: vc}
-	// A count larger than the value's bytes is a corrupt header, and a
-	// string that claims to decode to more than the profiling cap is not
-	// worth decoding: do not let the decoder allocate by either.
-	if profile && !a.capture.Over && vc.Known && vc.Elements <= int64(len(a.capture.Buf)) &&
-		vc.MaxStringLen <= uint64(a.mem.cap) {
-		if m, ok := a.mem.size(typ, rec.Key, rec.Expire, a.capture.Buf); ok {
-			kf.mem, kf.memHow = m, memProfiled
-			return kf, nil
-		}
-	}
-	if typ == rdbio.TypeString && vc.Known {
-		kf.mem, kf.memHow = a.mem.stringMemory(rec.Key, rec.Expire, vc.Elements, vc.Integer), memFormula
-	}
+	kf.mem, kf.alloc, kf.enc, kf.modeled = valueMemory(typ, &a.vm, vc)
 	return kf, nil
 }
 
 // account adds one key to the statistics and rankings.
-func (a *analyzer) account(rec *rdbio.Record, sl *typeSlot, n int64, kf keyFacts) {
+func (a *analyzer) account(rec *rdbio.Record, sl *typeSlot, n int64, kf keyFacts) error {
 	res := a.res
 	fam, ts := sl.family, sl.stats
 	ts.Keys++
@@ -309,21 +283,11 @@ func (a *analyzer) account(rec *rdbio.Record, sl *typeSlot, n int64, kf keyFacts
 	} else {
 		ts.UnknownKeys++
 	}
-	switch kf.memHow {
-	case memProfiled:
-		ts.MemoryBytes += kf.mem
-		ts.Profiled++
-		ts.profiledBytes += n
-		ts.profiledMem += kf.mem
-		res.Memory.Profiled++
-	case memFormula:
-		ts.MemoryBytes += kf.mem
-		res.Memory.Formula++
-	default:
-		ts.ratioBytes += n
-		ts.ratioKeys++
-		res.Memory.Ratio++
+	mem, err := a.memory(rec, sl, n, kf)
+	if err != nil {
+		return err
 	}
+	ts.MemoryBytes += mem
 
 	sl.use.add(rec.Key, true, rec.Offset)
 	if kf.count.Module != "" {
@@ -344,19 +308,22 @@ func (a *analyzer) account(rec *rdbio.Record, sl *typeSlot, n int64, kf keyFacts
 	b.Keys++
 	b.Bytes += n
 
-	a.prefixes.add(rec.Key, n)
+	a.prefixes.add(rec.Key, n, mem)
 
 	var ki *KeyInfo
 	info := func() KeyInfo {
 		if ki == nil {
 			k, q := keyString(rec.Key)
 			ki = &KeyInfo{DB: rec.DB, Key: k, KeyQuoted: q, Type: sl.name, Family: fam, Bytes: n,
-				Elements: kf.count.Elements, ElementsKnown: kf.count.Known, Expire: rec.Expire}
+				Elements: kf.count.Elements, ElementsKnown: kf.count.Known, Expire: rec.Expire, Memory: mem}
 		}
 		return *ki
 	}
 	if a.topB.wants(n) {
 		a.topB.add(info())
+	}
+	if a.topM.wants(mem) {
+		a.topM.add(info())
 	}
 	if fam != "string" && kf.count.Known && a.topE.wants(kf.count.Elements) {
 		a.topE.add(info())
@@ -364,7 +331,7 @@ func (a *analyzer) account(rec *rdbio.Record, sl *typeSlot, n int64, kf keyFacts
 	measure := n
 	if countedFamilies[fam] {
 		if !kf.count.Known {
-			return
+			return nil
 		}
 		measure = kf.count.Elements
 	}
@@ -377,6 +344,7 @@ func (a *analyzer) account(rec *rdbio.Record, sl *typeSlot, n int64, kf keyFacts
 	case measure == biggestMeasure(cur):
 		cur.Ties++
 	}
+	return nil
 }
 
 func biggestMeasure(k *KeyInfo) int64 {
@@ -390,20 +358,13 @@ func biggestMeasure(k *KeyInfo) int64 {
 // ratio, the rankings, percentiles and the compatibility verdicts.
 func (a *analyzer) finish() {
 	res := a.res
-	res.Memory.Cap, res.Memory.Every = max(a.mem.cap, 0), a.mem.every
-	for _, ts := range res.TypeStats {
-		ratio := memNoProfileRatio
-		if ts.profiledBytes > 0 {
-			ratio = float64(ts.profiledMem) / float64(ts.profiledBytes)
-		}
-		ts.MemoryBytes += int64(float64(ts.ratioBytes) * ratio)
-		res.Memory.Bytes += ts.MemoryBytes
-	}
-	res.TopBytes, res.TopElements = a.topB.sorted(), a.topE.sorted()
-	res.Prefixes = PrefixStats{Separators: a.opt.PrefixSep, Tracked: len(a.prefixes.entries),
-		Exact: !a.prefixes.evicted, Top: a.prefixes.top(a.opt.Top)}
+	res.TopBytes, res.TopElements, res.TopMemory = a.topB.sorted(), a.topE.sorted(), a.topM.sorted()
+	tracked, exact := a.prefixes.tracked()
+	res.Prefixes = PrefixStats{Separators: a.opt.PrefixSep, Depth: a.opt.PrefixDepth, Tracked: tracked,
+		Exact: exact, Top: a.prefixes.ranking(a.opt.Top)}
 	ls := &res.Lists
 	ls.NodeStored, ls.NodeDecoded = a.nodeHist.percentiles(), a.decHist.percentiles()
+	res.hists, res.prefixes = [2]*sizeHistogram{&a.nodeHist, &a.decHist}, a.prefixes
 	if ls.StoredBytes > 0 {
 		ls.LZFShare = float64(ls.LZF.Bytes) / float64(ls.StoredBytes)
 	}

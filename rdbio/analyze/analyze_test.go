@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"reflect"
@@ -112,117 +111,51 @@ func TestSizeHistogram(t *testing.T) {
 // TestPrefixCounter: exact under the bound; over it, Space-Saving still
 // finds the heavy prefixes and its error bounds hold.
 func TestPrefixCounter(t *testing.T) {
-	p := newPrefixCounter(100, ":")
+	p := newPrefixTree(1, 100, ":")
 	for i := 0; i < 1000; i++ {
-		p.add([]byte(fmt.Sprintf("user:%d", i)), 10)
-		p.add([]byte(fmt.Sprintf("item:%d", i)), 1)
+		p.add([]byte(fmt.Sprintf("user:%d", i)), 10, 20)
+		p.add([]byte(fmt.Sprintf("item:%d", i)), 1, 2)
 	}
-	p.add([]byte("nosep"), 5)
-	top := p.top(3)
-	want := []PrefixInfo{{Prefix: "user", Keys: 1000, Bytes: 10000}, {Prefix: "item", Keys: 1000, Bytes: 1000}, {Prefix: "nosep", Keys: 1, Bytes: 5}}
-	if !reflect.DeepEqual(top, want) || p.evicted {
+	p.add([]byte("nosep"), 5, 10)
+	top := p.ranking(3)
+	want := []PrefixInfo{{Prefix: "user", Depth: 1, Keys: 1000, Bytes: 10000, Memory: 20000},
+		{Prefix: "item", Depth: 1, Keys: 1000, Bytes: 1000, Memory: 2000}, {Prefix: "nosep", Depth: 1, Keys: 1, Bytes: 5, Memory: 10}}
+	if _, exact := p.tracked(); !reflect.DeepEqual(top, want) || !exact {
 		t.Fatalf("top = %+v", top)
 	}
 
-	p = newPrefixCounter(50, ":")
+	c := newPrefixCounter(50)
 	for i := 0; i < 5000; i++ {
-		p.add([]byte(fmt.Sprintf("junk%d", i)), 1)
+		c.add([]byte(fmt.Sprintf("junk%d", i)), 1, 1)
 		if i%10 == 0 {
-			p.add([]byte("heavy:x"), 100)
+			c.add([]byte("heavy"), 100, 100)
 		}
 	}
-	top = p.top(1)
-	if !p.evicted || top[0].Prefix != "heavy" || top[0].Bytes-top[0].Error > 50000 || top[0].Bytes < 50000 {
+	top = c.top(1)
+	if !c.evicted || top[0].Prefix != "heavy" || top[0].Memory-top[0].Error > 50000 || top[0].Memory < 50000 {
 		t.Fatalf("top = %+v", top)
 	}
 }
 
-// TestMemoryFormulaMatchesProfiler: the list memory Analyze computes from
-// node sizes equals what hdt3213/rdb's memory profiler computes by
-// decoding the list, within 1%, for every quicklist of PACKED nodes in the
-// generated corpus (PLAIN nodes: the profiler mis-indexes them).
-func TestMemoryFormulaMatchesProfiler(t *testing.T) {
-	for _, cf := range corpusFiles(t) {
-		if cf.Folder != "generated" {
-			continue
-		}
-		t.Run(cf.Name, func(t *testing.T) {
-			r := openReader(t, cf.Path)
-			m := newMemProfiler(r.Header(), 1<<30, 1)
-			var formula, profiler int64
-			lists := 0
-			for lists < 200 {
-				rec, err := r.Next()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if rec.Kind != rdbio.KindKey || rec.Type != rdbio.TypeListQuicklist2 {
-					continue
-				}
-				count, _ := r.Nodes()
-				buf := rdbio.AppendLen(nil, count)
-				var lm listMemory
-				plain := false
-				for {
-					n, err := r.NextNode()
-					if err != nil {
-						break
-					}
-					plain = plain || n.Container == 1
-					lm.nodes++
-					lm.packed += int64(n.ULen)
-					buf = append(append(buf, n.Raw...), n.Data...)
-				}
-				if plain {
-					continue
-				}
-				pm, ok := m.size(rec.Type, rec.Key, rec.Expire, buf)
-				if !ok {
-					t.Fatalf("profiler refused list %q", rec.Key)
-				}
-				formula += m.keyMemory(rec.Key, rec.Expire) + lm.bytes(rec.Type)
-				profiler += pm
-				lists++
-			}
-			if lists > 0 && (formula < profiler*99/100 || formula > profiler*101/100) {
-				t.Fatalf("%d lists: formula %d, profiler %d", lists, formula, profiler)
-			}
-			t.Logf("%d lists: formula %d, profiler %d", lists, formula, profiler)
-		})
+// TestPrefixTree: prefixes to depth 3 nest under their parents, each
+// level's counts add up to the keys that reach it, and a key with fewer
+// separators than a level counts in no prefix of it.
+func TestPrefixTree(t *testing.T) {
+	p := newPrefixTree(3, 100, ":")
+	keys := map[string]int64{"events:user:1": 100, "events:user:2": 100, "events:page:1": 50,
+		"events:x": 7, "jobs:a:b:c": 30, "plain": 3}
+	for k, m := range keys {
+		p.add([]byte(k), 1, m)
 	}
-}
-
-// TestStringMemoryMatchesProfiler: string keys costed without decoding
-// (their length, whether they read as an integer) equal the profiler's
-// result on the decoded value.
-func TestStringMemoryMatchesProfiler(t *testing.T) {
-	m := newMemProfiler(rdbio.Header{Magic: "REDIS0011", Version: 11}, 1<<20, 1)
-	for _, tc := range []struct {
-		name, key string
-		stored    []byte // the value as stored
-		length    int64
-		integer   bool
-		expire    int64
-	}{
-		{"short", "k", append([]byte{1}, 'v'), 1, false, -1},
-		{"300 bytes with TTL", "a-longer-key-name:with:parts", append(rdbio.AppendLen(nil, 300), make([]byte, 300)...), 300, false, 1700000000000},
-		{"INT16", "n", []byte{0xC1, 0x39, 0x30}, 5, true, -1},
-		{"digits stored raw", "m", append([]byte{14}, "12345678901234"...), 14, true, -1},
-		{"integer key", "12345", append([]byte{3}, "abc"...), 3, false, -1},
-		{"70000 bytes", "big", append(rdbio.AppendLen(nil, 70000), make([]byte, 70000)...), 70000, false, -1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			want, ok := m.size(rdbio.TypeString, []byte(tc.key), tc.expire, tc.stored)
-			if !ok {
-				t.Fatal("profiler refused the value")
-			}
-			if got := m.stringMemory([]byte(tc.key), tc.expire, tc.length, tc.integer); got != want {
-				t.Fatalf("%d, profiler %d", got, want)
-			}
-		})
+	got := p.ranking(10)
+	want := []string{"1 events 257", "2 events:user 200", "2 events:page 50",
+		"1 jobs 30", "2 jobs:a 30", "3 jobs:a:b 30", "1 plain 3"}
+	var rows []string
+	for _, r := range got {
+		rows = append(rows, fmt.Sprintf("%d %s %d", r.Depth, r.Prefix, r.Memory))
+	}
+	if !reflect.DeepEqual(rows, want) {
+		t.Fatalf("ranking\n%q\nwant\n%q", rows, want)
 	}
 }
 
@@ -252,7 +185,7 @@ func TestAnalyzeDamaged(t *testing.T) {
 				if err != nil {
 					continue
 				}
-				a, _ := Analyze(r, Options{MemEvery: 1})
+				a, _ := Analyze(r, Options{})
 				if a == nil {
 					t.Fatal("no analysis returned")
 				}

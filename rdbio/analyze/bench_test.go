@@ -44,9 +44,9 @@ func BenchmarkPrefixChurn(b *testing.B) {
 		keys[i] = []byte("zadd" + string(rune('0'+i%10)) + string(rune('a'+i/10%26)) + string(rune('a'+i/260%26)) + string(rune('a'+i/6760%26)))
 	}
 	for b.Loop() {
-		p := newPrefixCounter(1000, ":")
+		p := newPrefixTree(DefaultPrefixDepth, 1000, ":")
 		for _, k := range keys {
-			p.add(k, 40)
+			p.add(k, 40, 80)
 		}
 	}
 }

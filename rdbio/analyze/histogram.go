@@ -68,3 +68,12 @@ func (h *sizeHistogram) quantile(q float64) int64 {
 func (h *sizeHistogram) percentiles() Percentiles {
 	return Percentiles{P50: h.quantile(0.50), P90: h.quantile(0.90), P99: h.quantile(0.99), Max: h.max}
 }
+
+// merge adds the values counted in o.
+func (h *sizeHistogram) merge(o *sizeHistogram) {
+	for i, c := range o.counts {
+		h.counts[i] += c
+	}
+	h.n += o.n
+	h.max = max(h.max, o.max)
+}

@@ -18,9 +18,12 @@ type KeyInfo struct {
 	Family    string `json:"family"`
 	Bytes     int64  `json:"bytes"`    // serialized: type byte, key and value as stored
 	Elements  int64  `json:"elements"` // as ElementsKnown says; strings: the value length
+	Memory    int64  `json:"memory"`   // estimated, as MEMORY USAGE key SAMPLES 0 (MemoryStats)
 	// ElementsKnown is false when the count could not be told cheaply.
 	ElementsKnown bool  `json:"elements_known"`
 	Expire        int64 `json:"expire_ms"` // absolute Unix ms; -1 none
+	// File names the input holding the key (Combine's rankings only).
+	File string `json:"file,omitempty"`
 	// Ties counts keys of the same family and the same size as this one
 	// (Biggest only): when above 1, another key could as well be named.
 	Ties int64 `json:"ties,omitempty"`

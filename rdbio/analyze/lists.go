@@ -8,10 +8,10 @@ import (
 	"github.com/rdbz/rdbz/rdbio"
 )
 
-// list reads a list value node by node. Its memory is the profiler's
-// quicklist formula applied to the node sizes (within 1% of running the
-// profiler, whose only other term is the allocator's rounding of PLAIN
-// nodes), so lists are never decoded.
+// list reads a list value node by node. Its memory is the quicklist Redis
+// 7.0 builds (listmem.go): listpack nodes are costed from their decoded
+// size, ziplist nodes are decoded (within the cap) to cost the listpack
+// they become.
 func (a *analyzer) list(rec *rdbio.Record, typ byte, name string) (keyFacts, error) {
 	r, ls := a.r, &a.res.Lists
 	count, err := r.Nodes()
@@ -19,7 +19,7 @@ func (a *analyzer) list(rec *rdbio.Record, typ byte, name string) (keyFacts, err
 		return keyFacts{}, err
 	}
 	kf := keyFacts{count: rdbio.ValueInfo{Known: true}}
-	var lm listMemory
+	lm := listMem{typ: typ}
 	ls.Keys++
 	for i := uint64(0); ; i++ {
 		n, err := r.NextNode()
@@ -43,11 +43,8 @@ func (a *analyzer) list(rec *rdbio.Record, typ byte, name string) (keyFacts, err
 			a.progress(n.Offset)
 		}
 		decoded := a.node(n)
-		lm.nodes++
-		if n.Container == 1 {
-			lm.plain += a.mem.valueMemory(decoded)
-		} else {
-			lm.packed += decoded
+		if err := lm.node(a, n, decoded); err != nil {
+			return keyFacts{}, err
 		}
 		elems, ok, err := r.NodeElements()
 		if err != nil {
@@ -61,7 +58,8 @@ func (a *analyzer) list(rec *rdbio.Record, typ byte, name string) (keyFacts, err
 			ls.UnknownNodes++
 		}
 	}
-	kf.mem, kf.memHow = a.mem.keyMemory(rec.Key, rec.Expire)+lm.bytes(typ), memFormula
+	mu, alloc := lm.bytes()
+	kf.mem, kf.alloc, kf.enc, kf.modeled = sizeRobj+mu, sizeRobj+alloc, encQuicklist, true
 	return kf, nil
 }
 

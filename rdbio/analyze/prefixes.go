@@ -1,7 +1,6 @@
 package analyze
 
 import (
-	"bytes"
 	"slices"
 	"sort"
 )
@@ -10,24 +9,28 @@ import (
 type PrefixInfo struct {
 	Prefix string `json:"prefix"`
 	Quoted bool   `json:"prefix_quoted,omitempty"`
-	Keys   int64  `json:"keys"`
-	Bytes  int64  `json:"bytes"`
-	// Error bounds the over-count of Bytes and Keys' bytes (Space-Saving):
-	// the prefix's true bytes lie in [Bytes-Error, Bytes]; 0 when it was
-	// tracked from its first key on.
+	// Depth is how many separators deep the prefix ends: 1 for the key up
+	// to its first separator, 2 up to its second, and so on.
+	Depth  int   `json:"depth"`
+	Keys   int64 `json:"keys"`
+	Bytes  int64 `json:"bytes"`
+	Memory int64 `json:"memory"` // estimated (MemoryStats)
+	// Error bounds the over-count of Memory (Space-Saving): the prefix's
+	// true memory lies in [Memory-Error, Memory]; 0 when it was tracked
+	// from its first key on (Keys and Bytes then count every key, else the
+	// keys since it was last tracked).
 	Error int64 `json:"error"`
 }
 
-// prefixCounter finds the key prefixes holding the most bytes in bounded
+// prefixCounter finds the key prefixes holding the most memory in bounded
 // memory, in the manner of Space-Saving (Metwally et al.) with evictions
 // in batches: it counts exactly until it tracks 2×max prefixes, then keeps
 // the max largest; a prefix met afterwards starts from the largest count
 // dropped so far (its error bound), so a count never understates a
-// prefix's bytes and overstates them by at most its error. With at most
+// prefix's memory and overstates it by at most its error. With at most
 // 2×max distinct prefixes the counts are exact.
 type prefixCounter struct {
 	max     int
-	seps    string
 	index   map[string]int32 // prefix -> position in entries
 	entries []prefixEntry
 	floor   int64 // the largest count dropped
@@ -36,39 +39,29 @@ type prefixCounter struct {
 }
 
 type prefixEntry struct {
-	prefix      string
-	keys, bytes int64
-	err         int64
+	prefix           string
+	keys, bytes, mem int64
+	err              int64
 }
 
 // maxPrefixLen cuts long prefixes (a key without a separator is its own
 // prefix) so that memory stays bounded.
 const maxPrefixLen = 256
 
-func newPrefixCounter(max int, seps string) *prefixCounter {
-	return &prefixCounter{max: max, seps: seps, index: map[string]int32{}}
+func newPrefixCounter(max int) *prefixCounter {
+	return &prefixCounter{max: max, index: map[string]int32{}}
 }
 
-// prefixOf is the key up to its first separator byte (all of it when it
-// has none), cut at maxPrefixLen.
-func (p *prefixCounter) prefixOf(key []byte) []byte {
-	if p.seps != "" {
-		if i := bytes.IndexAny(key, p.seps); i >= 0 {
-			key = key[:i]
-		}
-	}
-	return key[:min(len(key), maxPrefixLen)]
-}
-
-func (p *prefixCounter) add(key []byte, n int64) {
-	pre := p.prefixOf(key)
+// add counts a key of n serialized bytes and mem memory under prefix pre.
+func (p *prefixCounter) add(pre []byte, n, mem int64) {
 	if i, ok := p.index[string(pre)]; ok {
 		e := &p.entries[i]
 		e.keys++
 		e.bytes += n
+		e.mem += mem
 		return
 	}
-	e := prefixEntry{prefix: string(pre), keys: 1, bytes: p.floor + n, err: p.floor}
+	e := prefixEntry{prefix: string(pre), keys: 1, bytes: n, mem: p.floor + mem, err: p.floor}
 	p.index[e.prefix] = int32(len(p.entries))
 	p.entries = append(p.entries, e)
 	if len(p.entries) > 2*p.max {
@@ -81,7 +74,7 @@ func (p *prefixCounter) prune() {
 	p.evicted = true
 	p.counts = p.counts[:0]
 	for _, e := range p.entries {
-		p.counts = append(p.counts, e.bytes)
+		p.counts = append(p.counts, e.mem)
 	}
 	slices.Sort(p.counts)
 	threshold := p.counts[len(p.counts)-p.max]
@@ -95,13 +88,13 @@ func (p *prefixCounter) prune() {
 	kept := p.entries[:0]
 	clear(p.index)
 	for _, e := range p.entries {
-		keep := e.bytes > threshold
-		if e.bytes == threshold && atThreshold > 0 {
+		keep := e.mem > threshold
+		if e.mem == threshold && atThreshold > 0 {
 			keep = true
 			atThreshold--
 		}
 		if !keep {
-			p.floor = max(p.floor, e.bytes)
+			p.floor = max(p.floor, e.mem)
 			continue
 		}
 		p.index[e.prefix] = int32(len(kept))
@@ -111,14 +104,54 @@ func (p *prefixCounter) prune() {
 	p.entries = kept
 }
 
-// top lists the n largest prefixes, most bytes first.
-func (p *prefixCounter) top(n int) []PrefixInfo {
+// sorted returns the tracked prefixes, most memory first (ties in the
+// order they came).
+func (p *prefixCounter) sorted() []prefixEntry {
 	all := slices.Clone(p.entries)
-	sort.SliceStable(all, func(i, j int) bool { return all[i].bytes > all[j].bytes })
+	sort.SliceStable(all, func(i, j int) bool { return all[i].mem > all[j].mem })
+	return all
+}
+
+// top lists the n largest prefixes, most memory first.
+func (p *prefixCounter) top(n int) []PrefixInfo {
+	all := p.sorted()
 	out := []PrefixInfo{}
 	for _, e := range all[:min(n, len(all))] {
-		s, q := keyString([]byte(e.prefix))
-		out = append(out, PrefixInfo{Prefix: s, Quoted: q, Keys: e.keys, Bytes: e.bytes, Error: e.err})
+		out = append(out, e.info(1))
 	}
 	return out
+}
+
+func (e prefixEntry) info(depth int) PrefixInfo {
+	s, q := keyString([]byte(e.prefix))
+	return PrefixInfo{Prefix: s, Quoted: q, Depth: depth, Keys: e.keys, Bytes: e.bytes, Memory: e.mem, Error: e.err}
+}
+
+// merge adds the counts of o, as mergeable Space-Saving summaries do: a
+// prefix one side dropped may have held up to that side's floor there, which
+// its count and error take on; then the largest are kept.
+func (p *prefixCounter) merge(o *prefixCounter) {
+	seen := make(map[string]bool, len(o.entries))
+	for _, e := range o.entries {
+		seen[e.prefix] = true
+		if i, ok := p.index[e.prefix]; ok {
+			x := &p.entries[i]
+			x.keys, x.bytes, x.mem, x.err = x.keys+e.keys, x.bytes+e.bytes, x.mem+e.mem, x.err+e.err
+			continue
+		}
+		e.mem, e.err = e.mem+p.floor, e.err+p.floor
+		p.index[e.prefix] = int32(len(p.entries))
+		p.entries = append(p.entries, e)
+	}
+	for i := range p.entries {
+		if !seen[p.entries[i].prefix] {
+			p.entries[i].mem += o.floor
+			p.entries[i].err += o.floor
+		}
+	}
+	p.floor += o.floor
+	p.evicted = p.evicted || o.evicted
+	if len(p.entries) > 2*p.max {
+		p.prune()
+	}
 }

@@ -361,13 +361,7 @@ type Keys struct {
 // *OracleError.
 func LiveKeys(t testing.TB, path string) (*Keys, error) {
 	t.Helper()
-	if !mainRuns.Load() {
-		t.Fatal("rdbiotest.LiveKeys needs TestMain to run the tests through rdbiotest.Main")
-	}
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server not installed (apt-get install -y redis-server; .ci/run does it)")
-	}
+	bin := sharedBinary(t, "LiveKeys")
 	judge.mu.Lock()
 	defer judge.mu.Unlock()
 	out, err := judge.load(bin, path)
@@ -395,22 +389,46 @@ func LiveKeys(t testing.TB, path string) (*Keys, error) {
 	return k, nil
 }
 
-// countTypes counts the keys of the dbs named in ARGV by TYPE and returns
-// "type=n ..." (a script: one round trip however many keys).
-const countTypes = `
-local out = {}
-for _, db in ipairs(ARGV) do
-  redis.call('SELECT', db)
-  local cursor = '0'
-  repeat
-    local r = redis.call('SCAN', cursor, 'COUNT', 1000)
-    cursor = r[1]
-    for _, k in ipairs(r[2]) do
-      local t = redis.call('TYPE', k)['ok']
-      out[t] = (out[t] or 0) + 1
-    end
-  until cursor == '0'
+// sharedBinary is the redis-server the shared server runs; it fails the
+// test when TestMain does not go through Main (which stops the server) and
+// skips it when redis-server is not installed. caller names the helper.
+func sharedBinary(t testing.TB, caller string) string {
+	t.Helper()
+	if !mainRuns.Load() {
+		t.Fatalf("rdbiotest.%s needs TestMain to run the tests through rdbiotest.Main", caller)
+	}
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server not installed (apt-get install -y redis-server; .ci/run does it)")
+	}
+	return bin
+}
+
+// luaEachKey defines eachKey(first, fn): fn(db, key) for every key of the
+// dbs named in ARGV[first..], db by db (SCAN: one round trip for a script
+// however many keys).
+const luaEachKey = `
+local function eachKey(first, fn)
+  for i = first, #ARGV do
+    redis.call('SELECT', ARGV[i])
+    local cursor = '0'
+    repeat
+      local r = redis.call('SCAN', cursor, 'COUNT', 1000)
+      cursor = r[1]
+      for _, k in ipairs(r[2]) do fn(ARGV[i], k) end
+    until cursor == '0'
+  end
 end
+`
+
+// countTypes counts the keys of the dbs named in ARGV by TYPE and returns
+// "type=n ...".
+const countTypes = luaEachKey + `
+local out = {}
+eachKey(1, function(db, k)
+  local t = redis.call('TYPE', k)['ok']
+  out[t] = (out[t] or 0) + 1
+end)
 local s = ''
 for t, n in pairs(out) do s = s .. t .. '=' .. n .. ' ' end
 return s`

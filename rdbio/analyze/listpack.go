@@ -1,0 +1,53 @@
+package analyze
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/rdbz/rdbz/rdbio"
+)
+
+// Listpacks as Redis 7.0 builds them from strings: a string that reads as
+// an integer is stored as one (entry sizes: rdbio.ListpackStringSize and
+// rdbio.ListpackIntSize).
+
+// listpackHeader is a listpack's total-bytes and count header plus its
+// end byte.
+const listpackHeader = 6 + 1
+
+// redisInt reads s as Redis's string2ll does: an optional minus, no
+// leading zeros, no plus sign, within int64.
+func redisInt(s []byte) (int64, bool) {
+	if len(s) == 0 || len(s) > 20 {
+		return 0, false
+	}
+	d := s
+	if d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || (d[0] == '0' && len(s) > 1) {
+		return 0, false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	v, err := strconv.ParseInt(string(s), 10, 64)
+	return v, err == nil
+}
+
+// scoreEntrySize is the listpack entry of a sorted set score as
+// zzlInsertAt writes it (d2string: an integer when the double is one
+// within ±2^52, else %.17g).
+func scoreEntrySize(f float64) int64 {
+	switch {
+	case math.IsNaN(f):
+		return rdbio.ListpackStringSize(3)
+	case math.IsInf(f, 0):
+		return rdbio.ListpackStringSize(int64(len(strconv.FormatFloat(f, 'g', -1, 64))))
+	case f > -4503599627370495 && f < 4503599627370496 && f == math.Trunc(f):
+		return rdbio.ListpackIntSize(int64(f))
+	}
+	return rdbio.ListpackStringSize(int64(len(strconv.FormatFloat(f, 'g', 17, 64))))
+}

@@ -1,0 +1,259 @@
+package rdbio
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// ElemKind says what an Elem reports.
+type ElemKind uint8
+
+// Element kinds, in the order VisitValue meets them in a value.
+const (
+	ElemString     ElemKind = iota + 1 // a member, field, value or list item: Len, Data, Int
+	ElemScore                          // the score of the sorted set member just reported: Score
+	ElemBlob                           // a value stored as one blob (intset, ziplist, listpack, zipmap): Blob, Len, Data
+	ElemNode                           // a stream listpack: ID (its master ID), Len (decoded bytes)
+	ElemGroup                          // a stream consumer group: Len (of its name), Count (its PEL size)
+	ElemGroupID                        // an ID of the group's PEL: ID
+	ElemConsumer                       // a consumer of the group: Len (of its name)
+	ElemConsumerID                     // an ID of the consumer's PEL: ID
+)
+
+// ShortString is the longest string VisitValue hands over with its bytes:
+// longer ones come with their length only (no integer is that long).
+const ShortString = 32
+
+// Elem is one part of a value as VisitValue reports it. Its slices are
+// valid until the next call on the Reader.
+type Elem struct {
+	Kind ElemKind
+	// Len is the decoded length of a string or blob.
+	Len uint64
+	// Data is a string's bytes when it is stored raw and at most
+	// ShortString long, or its decimal digits when stored as an integer;
+	// a blob's decoded bytes when it is within the cap. Otherwise nil.
+	Data  []byte
+	Int   bool // the string is stored as an integer
+	Score float64
+	Blob  Blob
+	ID    [16]byte
+	Count uint64
+}
+
+// VisitValue is CountValue (without a writer) that also reports the parts
+// of the current key's value to fn: the strings of sets, hashes, sorted
+// sets and old lists, scores, blobs decoded within the cap, and the
+// structure of streams (listpacks, groups, PELs, consumers). Values of
+// other types (strings, quicklists, modules, Dragonfly's types, hashes
+// with field expiry) are walked as CountValue walks them, with nothing
+// reported. Strings are never held whole: only ShortString bytes, or a
+// blob within the cap.
+func (r *Reader) VisitValue(fn func(*Elem) error) (ValueInfo, error) {
+	if r.state != valuePending || !visitable(r.rec.Type, r.TypeName(r.rec.Type)) {
+		return r.CountValue(nil)
+	}
+	r.state = noValue
+	r.maxLen = 0
+	var info ValueInfo
+	err := r.divert(nil, "value", func() (err error) {
+		v := visitor{r: r, fn: fn, check: true}
+		info, err = v.value(r.rec.Type)
+		return err
+	})
+	info.MaxStringLen = r.maxLen
+	return info, err
+}
+
+// visitable says whether VisitValue reports the parts of type t (named name).
+func visitable(t byte, name string) bool {
+	switch t {
+	case TypeList, TypeSet, TypeHash, TypeZset, TypeZset2,
+		TypeStreamListpacks, TypeStream2, TypeStream3, TypeStream4, TypeStream5:
+		return true
+	case TypeHashZipmap, TypeListZiplist, TypeSetIntset, TypeZsetZiplist, TypeHashZiplist,
+		TypeHashListpack, TypeZsetListpack:
+		return true
+	case TypeSetListpack:
+		return name != "json"
+	}
+	return false
+}
+
+// visitor walks one value for VisitValue (and walks streams for
+// CountValue, without fn): check says to check stream listpacks as
+// CountValue does.
+type visitor struct {
+	r     *Reader
+	fn    func(*Elem) error
+	check bool
+	e     Elem
+}
+
+func (v *visitor) emit(k ElemKind) error {
+	if v.fn == nil {
+		return nil
+	}
+	v.e.Kind = k
+	return v.fn(&v.e)
+}
+
+func (v *visitor) value(t byte) (ValueInfo, error) {
+	r := v.r
+	switch t {
+	case TypeList, TypeSet:
+		return r.collection(v.str)
+	case TypeHash:
+		return r.collection(func() error { return skipN(2, v.str) })
+	case TypeZset:
+		return r.collection(func() error { return v.member(false) })
+	case TypeZset2:
+		return r.collection(func() error { return v.member(true) })
+	case TypeHashZipmap:
+		return v.blob(BlobZipmap, 1)
+	case TypeListZiplist, TypeSetIntset:
+		return v.blob(blobOf(t), 1)
+	case TypeZsetZiplist, TypeHashZiplist:
+		return v.blob(BlobZiplist, 2)
+	case TypeHashListpack, TypeZsetListpack:
+		return v.blob(BlobListpack, 2)
+	case TypeSetListpack:
+		return v.blob(BlobListpack, 1)
+	}
+	return v.stream(streamVersion(t))
+}
+
+func blobOf(t byte) Blob {
+	if t == TypeSetIntset {
+		return BlobIntset
+	}
+	return BlobZiplist
+}
+
+// str reports one element string.
+func (v *visitor) str() error {
+	r := v.r
+	h, err := r.valueStrHeader()
+	if err != nil {
+		return err
+	}
+	v.e = Elem{Len: h.ulen}
+	switch {
+	case h.enc == EncInt:
+		p, err := r.in.take(int(h.size))
+		if err != nil {
+			return err
+		}
+		v.e.Data = strconv.AppendInt(r.scratch[:0], IntValue(p), 10)
+		v.e.Len, v.e.Int = uint64(len(v.e.Data)), true
+	case h.enc == EncRaw && h.size <= ShortString:
+		p, err := r.in.take(int(h.size))
+		if err != nil {
+			return err
+		}
+		v.e.Data = p
+	default:
+		if err := r.in.skip(h.size); err != nil {
+			return err
+		}
+	}
+	return v.emit(ElemString)
+}
+
+// member reports a sorted set member and its score (binary: a little-endian
+// float64, else a length-prefixed string).
+func (v *visitor) member(binary8 bool) error {
+	if err := v.str(); err != nil {
+		return err
+	}
+	score, err := v.score(binary8)
+	if err != nil {
+		return err
+	}
+	v.e = Elem{Score: score}
+	return v.emit(ElemScore)
+}
+
+func (v *visitor) score(binary8 bool) (float64, error) {
+	r := v.r
+	if binary8 {
+		p, err := r.in.take(8)
+		if err != nil {
+			return 0, err
+		}
+		return math.Float64frombits(binary.LittleEndian.Uint64(p)), nil
+	}
+	b, err := r.in.byte()
+	if err != nil {
+		return 0, err
+	}
+	switch b {
+	case 253:
+		return math.NaN(), nil
+	case 254:
+		return math.Inf(1), nil
+	case 255:
+		return math.Inf(-1), nil
+	}
+	p, err := r.in.take(int(b))
+	if err != nil {
+		return 0, err
+	}
+	f, _ := strconv.ParseFloat(string(p), 64)
+	return f, nil
+}
+
+// blob reports a value stored as one blob, decoded when within the cap;
+// its element count is divided by per (2 for pairs).
+func (v *visitor) blob(kind Blob, per int64) (ValueInfo, error) {
+	r := v.r
+	h, err := r.valueStrHeader()
+	if err != nil {
+		return ValueInfo{}, err
+	}
+	v.e = Elem{Blob: kind, Len: h.ulen}
+	limit := uint64(r.opt.Cap)
+	if h.size > limit || h.ulen > limit || (h.enc != EncRaw && h.enc != EncLZF) {
+		n, ok, err := r.blobBody(kind, h)
+		if err != nil {
+			return ValueInfo{}, err
+		}
+		return ValueInfo{Elements: n / per, Known: ok}, v.emit(ElemBlob)
+	}
+	if h.enc == EncRaw {
+		r.dec, err = r.in.appendN(r.dec[:0], h.size)
+	} else if r.scratch, err = r.in.appendN(r.scratch[:0], h.size); err == nil {
+		if r.dec, err = LZFDecode(r.dec, r.scratch, int(h.ulen)); err != nil {
+			return ValueInfo{}, errLZFBlob
+		}
+	}
+	if err != nil {
+		return ValueInfo{}, err
+	}
+	v.e.Data = r.dec
+	n, ok := BlobCount(kind, r.dec, true)
+	if err := v.emit(ElemBlob); err != nil {
+		return ValueInfo{}, err
+	}
+	// A malformed blob is reported as far as it goes: its count says
+	// unknown, as CountValue says it.
+	if err := BlobEntries(kind, r.dec, v.fn); err != nil && !errors.Is(err, ErrCorrupt) {
+		return ValueInfo{}, err
+	}
+	return ValueInfo{Elements: n / per, Known: ok}, nil
+}
+
+// skipN64 calls fn n times.
+func skipN64(n uint64, fn func() error) error {
+	for i := uint64(0); i < n; i++ {
+		if err := fn(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var errLZFBlob = fmt.Errorf("%w: LZF blob does not decode", ErrCorrupt)
