@@ -85,7 +85,7 @@ func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
 	a := &analyzer{r: r, opt: opt, res: res,
 		mem:      newMemProfiler(h, opt.MemCap, opt.MemEvery),
 		prefixes: newPrefixCounter(opt.MaxPrefixes, opt.PrefixSep),
-		compat:   newCompatCollector(),
+		compat:   newCompatCollector(opt.Now),
 		byName:   map[string]*typeSlot{},
 	}
 	a.topB = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Bytes }}
@@ -262,6 +262,7 @@ func (a *analyzer) key(rec *rdbio.Record) error {
 	}
 	n := r.Offset() - start
 	sl := a.counted(typ, a.slot(typ, name))
+	a.compat.integ.key(rec, sl.family, kf.count)
 	sl.sum.Keys++
 	sl.sum.Bytes += n
 	a.account(rec, sl, n, kf)
@@ -277,7 +278,7 @@ func (a *analyzer) value(rec *rdbio.Record, typ byte, name string) (keyFacts, er
 		a.capture.Reset(a.mem.cap)
 		w = &a.capture
 	}
-	vc, err := a.r.CountValue(w)
+	vc, err := a.countValue(rec, w)
 	if err != nil {
 		return keyFacts{}, err
 	}
