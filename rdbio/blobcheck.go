@@ -59,7 +59,7 @@ type blobError struct {
 	what string
 }
 
-func (e *blobError) Error() string { return e.what + " at blob offset " + strconv.Itoa(e.off) }
+func (e *blobError) Error() string { return e.what + " (blob offset " + strconv.Itoa(e.off) + ")" }
 
 func fault(off int, format string, args ...any) error {
 	return &blobError{off: off, what: fmt.Sprintf(format, args...)}

@@ -1,74 +1,18 @@
 package rdbio
 
 import (
-	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
-// ziplistOf builds a ziplist of short strings (ZIP_STR_06B) and, for
-// entries that are numbers 0..12, immediate integers.
-func ziplistOf(entries ...string) []byte {
-	b := make([]byte, 10)
-	prev, tail := 0, 10
-	for _, e := range entries {
-		tail = len(b)
-		start := len(b)
-		b = append(b, byte(prev))
-		if len(e) <= 2 && e >= "0" && e <= "9" && (len(e) == 1 || e <= "12") {
-			v := 0
-			for _, c := range e {
-				v = v*10 + int(c-'0')
-			}
-			b = append(b, 0xF1+byte(v))
-		} else {
-			b = append(b, byte(len(e)))
-			b = append(b, e...)
-		}
-		prev = len(b) - start
-	}
-	b = append(b, 0xFF)
-	binary.LittleEndian.PutUint32(b, uint32(len(b)))
-	binary.LittleEndian.PutUint32(b[4:], uint32(tail))
-	binary.LittleEndian.PutUint16(b[8:], uint16(len(entries)))
-	return b
-}
-
-// listpackOf builds a listpack of short strings (6-bit length).
-func listpackOf(entries ...string) []byte {
-	b := make([]byte, 6)
-	for _, e := range entries {
-		b = append(b, 0x80|byte(len(e)))
-		b = append(b, e...)
-		b = append(b, byte(1+len(e)))
-	}
-	b = append(b, 0xFF)
-	binary.LittleEndian.PutUint32(b, uint32(len(b)))
-	binary.LittleEndian.PutUint16(b[4:], uint16(len(entries)))
-	return b
-}
-
-func intsetOf(vs ...int16) []byte {
-	b := binary.LittleEndian.AppendUint32(nil, 2)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(vs)))
-	for _, v := range vs {
-		b = binary.LittleEndian.AppendUint16(b, uint16(v))
-	}
-	return b
-}
-
-// zipmapOf builds a zipmap of field/value pairs (no free bytes).
-func zipmapOf(kv ...string) []byte {
-	b := []byte{byte(len(kv) / 2)}
-	for i, s := range kv {
-		b = append(b, byte(len(s)))
-		if i%2 == 1 {
-			b = append(b, 0) // free
-		}
-		b = append(b, s...)
-	}
-	return append(b, 0xFF)
-}
+var (
+	ziplistOf  = rdbiotest.ZiplistOf
+	listpackOf = rdbiotest.ListpackOf
+	intsetOf   = rdbiotest.IntsetOf
+	zipmapOf   = rdbiotest.ZipmapOf
+)
 
 func with(b []byte, f func([]byte)) []byte {
 	c := append([]byte{}, b...)
@@ -83,6 +27,7 @@ func TestCheckBlob(t *testing.T) {
 	zl := ziplistOf("a", "1", "bb", "12")
 	lp := listpackOf("f1", "v1", "f2", "v2")
 	zm := zipmapOf("f1", "v1", "f2", "v2")
+	five := []byte{0xF6} // the immediate integer 5
 	tests := []struct {
 		name            string
 		kind            Blob
@@ -104,7 +49,8 @@ func TestCheckBlob(t *testing.T) {
 		{"ziplist, bad encoding", BlobZiplist, with(zl, func(b []byte) { b[11] = 0xFF }), 2, true, false},
 		{"ziplist, odd pairs", BlobZiplist, ziplistOf("a", "1", "b"), 2, true, false},
 		{"ziplist, field twice", BlobZiplist, ziplistOf("a", "1", "a", "2"), 2, true, false},
-		{"ziplist, integer field twice", BlobZiplist, ziplistOf("5", "x", "5", "y"), 2, true, false},
+		{"ziplist, integer field twice", BlobZiplist, rdbiotest.ZiplistOfEntries(five, []byte{1, 'x'}, five, []byte{1, 'y'}), 2, true, false},
+		{"ziplist, integer and string field", BlobZiplist, rdbiotest.ZiplistOfEntries(five, []byte{1, 'x'}, []byte{1, '5'}, []byte{1, 'y'}), 2, true, false},
 		{"ziplist, value twice", BlobZiplist, ziplistOf("a", "1", "b", "1"), 2, true, true},
 		{"listpack", BlobListpack, lp, 2, true, true},
 		{"listpack, size in header", BlobListpack, with(lp, func(b []byte) { b[0]-- }), 2, false, false},

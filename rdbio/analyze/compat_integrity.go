@@ -31,13 +31,13 @@ func (ig *integrity) causes(s server) []Cause {
 	}
 	var out []Cause
 	if d := ig.keys.first; ig.keys.count > 0 {
-		cs := Cause{Cause: fmt.Sprintf("duplicate key in db %d (first written at offset %d)", d.db, d.firstOff),
+		cs := Cause{Cause: fmt.Sprintf("duplicate key at offset %d (first written at offset %d)", d.off, d.firstOff),
 			Fatal: true, Keys: ig.keys.count, Offset: d.off}
 		if d.key != nil {
+			cs.Cause = fmt.Sprintf("duplicate key %s in db %d at offset %d (first written at offset %d)",
+				rdbio.QuoteKey(d.key, 64), d.db, d.off, d.firstOff)
 			k, q := keyString(d.key)
 			cs.FirstKey, cs.FirstKeyQuoted = &k, q
-		} else {
-			cs.Cause = fmt.Sprintf("duplicate key (first written at offset %d)", d.firstOff)
 		}
 		out = append(out, cs)
 	}
@@ -47,7 +47,8 @@ func (ig *integrity) causes(s server) []Cause {
 			f = &ig.blobs[kind].deep
 		}
 		if f.n > 0 {
-			out = append(out, f.cause("damaged "+f.why, true))
+			out = append(out, f.cause(fmt.Sprintf("damaged %s in key %s at offset %d: %s",
+				rdbio.Blob(kind), rdbio.QuoteKey(f.key, 64), f.off, f.why), true))
 		}
 	}
 	if ig.keysErr != nil {

@@ -59,12 +59,18 @@ func readVerdicts(t *testing.T) map[verdictKey]verdict {
 	return out
 }
 
-// TestCompatVerdictsMatchServers: on every corpus file, analyze's verdict
-// for redis 6.2, 7.0, 7.2, 7.4 and valkey 8 is what the real server does
-// (as recorded in verdictsFile), and a refusal names a cause.
+// TestCompatVerdictsMatchServers: on every crafted file and every corpus
+// file, analyze's verdict for redis 6.2, 7.0, 7.2, 7.4 and valkey 8 is what
+// the real server does (as recorded in verdictsFile), and a refusal names
+// a cause.
 func TestCompatVerdictsMatchServers(t *testing.T) {
 	recorded := readVerdicts(t)
-	for _, cf := range rdbiotest.Files(t) {
+	checkVerdicts(t, recorded, writeCrafted(t))
+	checkVerdicts(t, recorded, rdbiotest.Files(t))
+}
+
+func checkVerdicts(t *testing.T, recorded map[verdictKey]verdict, files []rdbiotest.File) {
+	for _, cf := range files {
 		t.Run(cf.Name, func(t *testing.T) {
 			a := analyzePath(t, cf.Path)
 			got := map[string]Compat{}
@@ -100,7 +106,7 @@ func TestRecordedVerdictsMatchServers(t *testing.T) {
 		t.Skip("loads every corpus file in five servers (about 10 minutes): RDBZ_LONG=1")
 	}
 	tool := filepath.Join(rdbiotest.Shared(), "tools", "rdb-oracle")
-	files := rdbiotest.Files(t)
+	files := append(writeCrafted(t), rdbiotest.Files(t)...)
 	bins := map[string]string{}
 	for _, j := range judges {
 		bin := filepath.Join(rdbiotest.Shared(), "tools", "servers", j.bin)

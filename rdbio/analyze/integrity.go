@@ -32,7 +32,8 @@ type fault struct {
 
 func (f *fault) add(key []byte, off int64, why string) {
 	if f.n == 0 {
-		f.why = strings.TrimPrefix(why, rdbio.ErrCorrupt.Error()+": ")
+		why = strings.TrimPrefix(why, rdbio.ErrCorrupt.Error()+": ")
+		_, f.why, _ = strings.Cut(why, ": ") // less the blob kind, which the cause names
 	}
 	f.use.add(key, true, off)
 }
