@@ -3,6 +3,8 @@ package rdbio
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
+	"slices"
 	"strconv"
 )
 
@@ -66,27 +68,34 @@ func fault(off int, format string, args ...any) error {
 }
 
 // fieldSet finds a field name that comes twice among the elements of one
-// blob (its memory is that of the blob's fields).
+// blob. It keeps a 64-bit hash per field (8 bytes, for fields of at least
+// 2 bytes of blob: at most 4 times the blob's size) and sorts them at the
+// end; two different fields are taken for one with a probability of about
+// n²/2^65 for n fields, on the side of "refuses".
 type fieldSet struct {
 	per, n int
-	seen   map[string]struct{}
+	hashes []uint64
 }
 
-// add takes the next entry; it reports false when it is a field already
-// seen.
-func (s *fieldSet) add(entry []byte) bool {
-	defer func() { s.n++ }()
-	if s.per < 2 || s.n%s.per != 0 {
-		return true
+var fieldSeed = maphash.MakeSeed()
+
+// add takes the next entry.
+func (s *fieldSet) add(entry []byte) {
+	if s.per >= 2 && s.n%s.per == 0 {
+		s.hashes = append(s.hashes, maphash.Bytes(fieldSeed, entry))
 	}
-	if s.seen == nil {
-		s.seen = map[string]struct{}{}
+	s.n++
+}
+
+// twice reports whether a field came twice.
+func (s *fieldSet) twice() bool {
+	slices.Sort(s.hashes)
+	for i := 1; i < len(s.hashes); i++ {
+		if s.hashes[i] == s.hashes[i-1] {
+			return true
+		}
 	}
-	if _, dup := s.seen[string(entry)]; dup {
-		return false
-	}
-	s.seen[string(entry)] = struct{}{}
-	return true
+	return false
 }
 
 // whole reports whether the entries make whole elements.
@@ -151,23 +160,22 @@ func checkListpack(b []byte, deep bool, per int) error {
 		return nil
 	}
 	fs := fieldSet{per: per}
-	dup := false
 	var buf [24]byte
 	ok := eachListpackEntry(b, func(e lpEntry) bool {
 		s := e.str
 		if e.isInt {
 			s = strconv.AppendInt(buf[:0], e.v, 10)
 		}
-		dup = !fs.add(s)
-		return !dup
+		fs.add(s)
+		return true
 	})
 	switch {
-	case dup:
-		return fault(0, "field %d appears twice", fs.n/per)
 	case !ok:
 		return fault(0, "entries run past the blob")
 	case !fs.whole():
 		return fault(0, "%d entries, not a multiple of %d", fs.n, per)
+	case fs.twice():
+		return fault(0, "a field appears twice")
 	}
 	if h := binary.LittleEndian.Uint16(b[4:]); h != countUnknown16 && int(h) != fs.n {
 		return fault(4, "header count %d, %d entries", h, fs.n)
@@ -208,9 +216,7 @@ func checkZiplist(b []byte, deep bool, per int) error {
 		if e.prevlen != prevSize {
 			return fault(p, "previous-entry length %d, previous entry %d bytes", e.prevlen, prevSize)
 		}
-		if !fs.add(e.value(b, buf[:0])) {
-			return fault(p, "field appears twice")
-		}
+		fs.add(e.value(b, buf[:0]))
 		prev, prevSize = p, e.size
 		p += int(e.size)
 	}
@@ -221,6 +227,8 @@ func checkZiplist(b []byte, deep bool, per int) error {
 		return fault(4, "tail offset %d, last entry at %d", tail, prev)
 	case !fs.whole():
 		return fault(p, "%d entries, not a multiple of %d", fs.n, per)
+	case fs.twice():
+		return fault(10, "a field appears twice")
 	}
 	if h := binary.LittleEndian.Uint16(b[8:]); h != countUnknown16 && int(h) != fs.n {
 		return fault(8, "header count %d, %d entries", h, fs.n)
@@ -360,9 +368,7 @@ func checkZipmap(b []byte, deep bool) error {
 		if out(p) {
 			return fault(int(start), "field of %d bytes past the end", l)
 		}
-		if !fs.add(b[field:p]) {
-			return fault(int(start), "field appears twice")
-		}
+		fs.add(b[field:p])
 		l, s = zipmapLen(b, p)
 		if out(p + s) {
 			return fault(int(start), "value length past the end")
@@ -379,6 +385,9 @@ func checkZipmap(b []byte, deep bool) error {
 	}
 	if count == 0 {
 		return fault(1, "no pair")
+	}
+	if fs.twice() {
+		return fault(1, "a field appears twice")
 	}
 	if b[0] != 254 && int(b[0]) != count {
 		return fault(0, "header count %d, %d pairs", b[0], count)
