@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -96,6 +97,33 @@ func TestWriteCrafted(t *testing.T) {
 	for name, b := range craftedFiles() {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestDuplicateKeyAcrossSpills: a key written again after the key table
+// was spilled to disk is still found, by offset.
+func TestDuplicateKeyAcrossSpills(t *testing.T) {
+	c := newCrafted("09")
+	n := maxKeySlots // more keys than one table holds
+	firstOff := int64(len(c.b))
+	for i := 0; i < n; i++ {
+		c.key(0, fmt.Sprintf("k%d", i), []byte("v"), 0)
+	}
+	dupOff := int64(len(c.b))
+	c.key(0, "k0", []byte("again"), 0)
+	p := filepath.Join(t.TempDir(), "many.rdb")
+	if err := os.WriteFile(p, c.bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := analyzePath(t, p)
+	for _, v := range a.Compat {
+		if v.Server != "redis-7.0" {
+			continue
+		}
+		want := fmt.Sprintf("duplicate key at offset %d (first written at offset %d)", dupOff, firstOff)
+		if v.Loads || len(v.Causes) != 1 || v.Causes[0].Cause != want || v.Causes[0].Offset != dupOff {
+			t.Fatalf("verdict %+v, want the cause %q", v, want)
 		}
 	}
 }
