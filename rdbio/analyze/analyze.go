@@ -69,7 +69,9 @@ func (o Options) withDefaults() Options {
 
 // Analyze reads r to the end and describes what the file holds, in one
 // pass and bounded memory (the rankings are of fixed size, prefixes are
-// tracked up to a bound, node sizes go to a fixed histogram). r must have
+// tracked up to a bound, node sizes go to a fixed histogram, the hashes of
+// the keys that the duplicate-key check keeps go to a temporary file
+// beyond a bound: see keySet). r must have
 // no sink (rdbio.Reader.SetSink): the values Analyze profiles are captured
 // in its place, and list node payloads never reach it. On error it returns what it found so far
 // with the error; a record it cannot walk ends the walk as in Summarize
