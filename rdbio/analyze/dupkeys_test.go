@@ -3,6 +3,8 @@ package analyze
 import (
 	"fmt"
 	"testing"
+
+	"github.com/rdbz/rdbz/rdbio"
 )
 
 // TestKeySetFindsDuplicates: keys met twice are found whether both are in
@@ -53,5 +55,26 @@ func TestKeySetFindsDuplicates(t *testing.T) {
 				t.Fatalf("key %q, named %v, want %v", d.key, named, tc.wantNamed)
 			}
 		})
+	}
+}
+
+// TestEmptyKeysSkipped: an empty collection is not added (servers skip
+// it), an empty stream is (servers keep it), nor a key whose TTL is past.
+func TestEmptyKeysSkipped(t *testing.T) {
+	for _, tc := range []struct {
+		family string
+		expire int64
+		dup    bool
+	}{
+		{"hash", -1, false}, {"list", -1, false}, {"stream", -1, true}, {"string", -1, true}, {"stream", 5, false},
+	} {
+		ig := newIntegrity(10, 1<<20)
+		rec := &rdbio.Record{Key: []byte("k"), Expire: tc.expire, Offset: 9}
+		ig.key(rec, tc.family, rdbio.ValueInfo{Known: true})
+		ig.key(&rdbio.Record{Key: []byte("k"), Expire: -1, Offset: 20}, "string", rdbio.ValueInfo{Known: true, Elements: 1})
+		ig.finish()
+		if got := ig.keys.count > 0; got != tc.dup {
+			t.Errorf("%s (expire %d) then a string: duplicate %v, want %v", tc.family, tc.expire, got, tc.dup)
+		}
 	}
 }

@@ -126,16 +126,20 @@ func (ig *integrity) check(rec *rdbio.Record, kind rdbio.Blob, per int, b []byte
 }
 
 // key records a key the server adds to its db: not one whose TTL is past
-// (a master drops it first), nor an empty collection (skipped).
+// (a master drops it first), nor an empty list, set, sorted set or hash
+// (skipped: "rdbLoadObject skipping empty key"; an empty stream is kept).
 func (ig *integrity) key(rec *rdbio.Record, family string, vc rdbio.ValueInfo) {
 	if rec.Expire != -1 && rec.Expire < ig.now {
 		return
 	}
-	if family != "string" && vc.Known && vc.Elements == 0 {
+	if emptySkipped[family] && vc.Known && vc.Elements == 0 {
 		return
 	}
 	ig.keys.add(rec.DB, rec.Key, rec.Offset)
 }
+
+// emptySkipped are the families whose empty values servers skip.
+var emptySkipped = map[string]bool{"list": true, "set": true, "zset": true, "hash": true}
 
 // finish ends the duplicate-key check.
 func (ig *integrity) finish() {
