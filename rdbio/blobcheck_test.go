@@ -124,3 +124,21 @@ func TestDecodeValueBlob(t *testing.T) {
 		t.Errorf("LZF data shorter than it claims: %v", err)
 	}
 }
+
+// FuzzCheckBlob: no blob makes the checks panic, and a blob that passes the
+// deep check passes the shallow one.
+func FuzzCheckBlob(f *testing.F) {
+	f.Add(byte(0), ziplistOf("a", "b", "c", "d"))
+	f.Add(byte(1), listpackOf("a", "b"))
+	f.Add(byte(2), intsetOf(1, 2, 3))
+	f.Add(byte(3), zipmapOf("a", "b"))
+	f.Fuzz(func(t *testing.T, k byte, b []byte) {
+		kind := Blob(k % 4)
+		for per := 1; per <= 3; per++ {
+			deep := CheckBlob(kind, b, true, per)
+			if shallow := CheckBlob(kind, b, false, per); deep == nil && shallow != nil {
+				t.Fatalf("%s per %d: deep passes, shallow fails: %v", kind, per, shallow)
+			}
+		}
+	})
+}
