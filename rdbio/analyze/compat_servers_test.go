@@ -103,7 +103,7 @@ func checkVerdicts(t *testing.T, recorded map[verdictKey]verdict, files []rdbiot
 // RDBZ_UPDATE_VERDICTS=1 the file is written from what they did instead.
 func TestRecordedVerdictsMatchServers(t *testing.T) {
 	if !rdbiotest.Long() {
-		t.Skip("loads every corpus file in five servers (about 10 minutes): RDBZ_LONG=1")
+		t.Skip("loads every corpus file in five servers (10-15 minutes): RDBZ_LONG=1")
 	}
 	tool := filepath.Join(rdbiotest.Shared(), "tools", "rdb-oracle")
 	files := append(writeCrafted(t), rdbiotest.Files(t)...)
