@@ -22,7 +22,8 @@ import (
 // as it is created, so nothing is left behind), and the table starts
 // again; Finish merges those runs with the table and finds, by offset only,
 // the keys that came back across runs. Two different keys are taken for
-// one with a probability of about n²/2^128 for n keys: never for the
+// one with a probability of about n²/2^128 for n keys (127 bits:
+// the lowest bit of h[0] marks a used slot): never for the
 // files this tool meets, and on the side of "refuses".
 type keySet struct {
 	seeds [2]maphash.Seed
