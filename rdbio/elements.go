@@ -3,7 +3,6 @@ package rdbio
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 )
@@ -36,8 +35,11 @@ type Elem struct {
 	// Data is a string's bytes when it is stored raw and at most
 	// ShortString long, or its decimal digits when stored as an integer;
 	// a blob's decoded bytes when it is within the cap. Otherwise nil.
-	Data  []byte
-	Int   bool // the string is stored as an integer
+	Data []byte
+	Int  bool // the string is stored as an integer
+	// Bad says that a blob is stored as LZF that does not decode (Data is
+	// nil): the walk goes on past it, as CountValue's does.
+	Bad   bool
 	Score float64
 	Blob  Blob
 	ID    [16]byte
@@ -226,8 +228,10 @@ func (v *visitor) blob(kind Blob, per int64) (ValueInfo, error) {
 	if h.enc == EncRaw {
 		r.dec, err = r.in.appendN(r.dec[:0], h.size)
 	} else if r.scratch, err = r.in.appendN(r.scratch[:0], h.size); err == nil {
-		if r.dec, err = LZFDecode(r.dec, r.scratch, int(h.ulen)); err != nil {
-			return ValueInfo{}, errLZFBlob
+		var derr error
+		if r.dec, derr = LZFDecode(r.dec, r.scratch, int(h.ulen)); derr != nil {
+			v.e.Bad = true
+			return ValueInfo{}, v.emit(ElemBlob)
 		}
 	}
 	if err != nil {
@@ -255,5 +259,3 @@ func skipN64(n uint64, fn func() error) error {
 	}
 	return nil
 }
-
-var errLZFBlob = fmt.Errorf("%w: LZF blob does not decode", ErrCorrupt)

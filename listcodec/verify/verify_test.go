@@ -301,47 +301,6 @@ func lzfStr(t *testing.T, s string) []byte {
 	return append(b, c...)
 }
 
-// listpack encodes short strings (< 64 bytes) as a listpack.
-func listpack(elems ...string) []byte {
-	b := make([]byte, 6)
-	for _, e := range elems {
-		b = append(b, 0x80|byte(len(e)))
-		b = append(b, e...)
-		b = append(b, byte(1+len(e)))
-	}
-	b = append(b, 0xFF)
-	binary.LittleEndian.PutUint32(b, uint32(len(b)))
-	binary.LittleEndian.PutUint16(b[4:], uint16(len(elems)))
-	return b
-}
-
-// ziplist encodes short strings (< 64 bytes) as a ziplist.
-func ziplist(elems ...string) []byte {
-	b := make([]byte, 10)
-	tail, prev := 10, 0
-	for _, e := range elems {
-		tail = len(b)
-		b = append(b, byte(prev), byte(len(e)))
-		b = append(b, e...)
-		prev = 2 + len(e)
-	}
-	b = append(b, 0xFF)
-	binary.LittleEndian.PutUint32(b, uint32(len(b)))
-	binary.LittleEndian.PutUint32(b[4:], uint32(tail))
-	binary.LittleEndian.PutUint16(b[8:], uint16(len(elems)))
-	return b
-}
-
-// intset16 encodes small integers as an intset.
-func intset16(vals ...int16) []byte {
-	b := binary.LittleEndian.AppendUint32(nil, 2)
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(vals)))
-	for _, v := range vals {
-		b = binary.LittleEndian.AppendUint16(b, uint16(v))
-	}
-	return b
-}
-
 // quicklist2 is a type 18 value of PACKED listpack nodes.
 func quicklist2(nodes ...[]byte) []byte {
 	b := rdbio.AppendLen(nil, uint64(len(nodes)))
@@ -356,7 +315,7 @@ func quicklist2(nodes ...[]byte) []byte {
 func quicklist2Plain(elem string, elems ...string) []byte {
 	b := rdbio.AppendLen(nil, 2)
 	b = append(rdbio.AppendLen(b, 1), str(elem)...)
-	return append(rdbio.AppendLen(b, 2), str(string(listpack(elems...)))...)
+	return append(rdbio.AppendLen(b, 2), str(string(rdbiotest.ListpackOf(elems...)))...)
 }
 
 // zset2 is a type 5 value.
@@ -376,7 +335,7 @@ const long = "a string long enough for LZF to compress it: aaaaaaaaaaaaaaaaaaaaa
 func TestVerifyEncodings(t *testing.T) {
 	elems := []string{"a", "bb", "ccc", "42", "-7"}
 	a := buildRDB(t, "REDIS0011",
-		key(rdbio.TypeListZiplist, "list", str(string(ziplist(elems...)))),
+		key(rdbio.TypeListZiplist, "list", str(string(rdbiotest.ZiplistOf(elems...)))),
 		key(rdbio.TypeHash, "hash", pairs("f1", "v1", "f2", "v2")),
 		key(rdbio.TypeSet, "ints", strs("3", "1", "2")),
 		key(rdbio.TypeString, "lzf", lzfStr(t, long)),
@@ -386,11 +345,11 @@ func TestVerifyEncodings(t *testing.T) {
 		key(rdbio.TypeList, "plain", strs(long, "x", "y")),
 	)
 	b := buildRDB(t, "REDIS0011",
-		key(rdbio.TypeListQuicklist2, "list", quicklist2(listpack(elems[:2]...), listpack(elems[2:]...))),
-		key(rdbio.TypeHashListpack, "hash", str(string(listpack("f2", "v2", "f1", "v1")))),
+		key(rdbio.TypeListQuicklist2, "list", quicklist2(rdbiotest.ListpackOf(elems[:2]...), rdbiotest.ListpackOf(elems[2:]...))),
+		key(rdbio.TypeHashListpack, "hash", str(string(rdbiotest.ListpackOf("f2", "v2", "f1", "v1")))),
 		key(rdbio.TypeString, "int", str("12345")),
-		key(rdbio.TypeSetIntset, "ints", str(string(intset16(1, 2, 3)))),
-		key(rdbio.TypeZsetListpack, "zset", str(string(listpack("y", "-2", "x", "1.5")))),
+		key(rdbio.TypeSetIntset, "ints", str(string(rdbiotest.IntsetOf(1, 2, 3)))),
+		key(rdbio.TypeZsetListpack, "zset", str(string(rdbiotest.ListpackOf("y", "-2", "x", "1.5")))),
 		key(rdbio.TypeString, "lzf", str(long)),
 		rkey{db: 3, typ: rdbio.TypeString, key: "exp", expire: 4102444800000, value: str("v")},
 		// hdt3213/rdb v1.3.2 panics sizing such a list whole: decoded node by node
@@ -590,7 +549,7 @@ func TestVerifySmall(t *testing.T) {
 			return p
 		}), "events:list", "value: the list's decoded content differs"},
 		{"list element count", rewriteNode(t, raw, "small:list", 0, func([]byte) []byte {
-			return listpack("a", "b", "c", "1", "2")
+			return rdbiotest.ListpackOf("a", "b", "c", "1", "2")
 		}), "small:list", "element count: 6 in A, 5 in B"},
 		{"expiry", patch(t, raw, expire, expire[:1]+"\x01"+expire[2:]), "expiring", "expiry: "},
 		{"missing key", patch(t, raw, "\x00\x08greeting\x0bhello, rdbz", ""), "greeting", "missing in B"},

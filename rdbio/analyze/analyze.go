@@ -64,7 +64,9 @@ func (o Options) withDefaults() Options {
 
 // Analyze reads r to the end and describes what the file holds, in one
 // pass and bounded memory (the rankings are of fixed size, prefixes are
-// tracked up to a bound, node sizes go to a fixed histogram). r must have
+// tracked up to a bound, node sizes go to a fixed histogram, the hashes of
+// the keys that the duplicate-key check keeps go to a temporary file
+// beyond a bound: see keySet). r must have
 // no sink (rdbio.Reader.SetSink): list node payloads never reach it. On error it returns what it found so far
 // with the error; a record it cannot walk ends the walk as in Summarize
 // (Unwalked).
@@ -78,7 +80,7 @@ func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
 	}
 	a := &analyzer{r: r, opt: opt, res: res,
 		prefixes: newPrefixTree(opt.PrefixDepth, opt.MaxPrefixes, opt.PrefixSep),
-		compat:   newCompatCollector(),
+		compat:   newCompatCollector(opt.Now),
 		byName:   map[string]*typeSlot{},
 	}
 	a.topB = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Bytes }}
@@ -247,23 +249,24 @@ func (a *analyzer) key(rec *rdbio.Record) error {
 	if rdbio.IsList(typ) {
 		kf, err = a.list(rec, typ, name)
 	} else {
-		kf, err = a.value(typ)
+		kf, err = a.value(rec, typ)
 	}
 	if err != nil {
 		return err
 	}
 	n := r.Offset() - start
 	sl := a.counted(typ, a.slot(typ, name))
+	a.compat.integ.key(rec, sl.family, kf.count)
 	sl.sum.Keys++
 	sl.sum.Bytes += n
 	return a.account(rec, sl, n, kf)
 }
 
 // value reads a value of any type but the list types, its parts going to
-// the memory model.
-func (a *analyzer) value(typ byte) (keyFacts, error) {
+// the memory model and its blob, if it is one, to the integrity checks.
+func (a *analyzer) value(rec *rdbio.Record, typ byte) (keyFacts, error) {
 	a.vm.reset(typ)
-	vc, err := a.r.VisitValue(a.visit)
+	vc, err := a.visitValue(rec)
 	if err != nil {
 		return keyFacts{}, err
 	}

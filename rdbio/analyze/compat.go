@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/rdbz/rdbz/rdbio"
 )
@@ -92,10 +93,14 @@ type compatCollector struct {
 	modules map[string]*use // module values by module name
 	ops     map[byte]*use   // opcodes other than the universal ones
 	zstd    use             // keys holding rdbz 0xC4 nodes
+	integ   *integrity      // duplicate keys and damaged blobs
 }
 
-func newCompatCollector() *compatCollector {
-	return &compatCollector{types: map[string]*use{}, modules: map[string]*use{}, ops: map[byte]*use{}}
+// newCompatCollector starts collecting; now is the time at which keys
+// whose TTL is past are dropped while loading.
+func newCompatCollector(now time.Time) *compatCollector {
+	return &compatCollector{types: map[string]*use{}, modules: map[string]*use{}, ops: map[byte]*use{},
+		integ: newIntegrity(now.UnixMilli(), rdbio.DefaultCap)}
 }
 
 // typeUse is the counter of the values of type t named name.
@@ -235,6 +240,7 @@ func (s server) moduleCause(name string) (string, bool) {
 // judge turns what was collected into a verdict per server.
 func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 	out := make([]Compat, 0, len(servers))
+	c.integ.finish()
 	for _, srv := range servers {
 		v := Compat{Server: srv.name, Causes: []Cause{}}
 		fileCause := func(msg string) {
@@ -271,6 +277,7 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 				v.Causes = append(v.Causes, c.ops[byte(op)].cause(msg, fatal))
 			}
 		}
+		v.Causes = append(v.Causes, c.integ.causes(srv)...)
 		if c.zstd.n > 0 {
 			v.Causes = append(v.Causes, c.zstd.cause("rdbz-compressed list nodes (0xC4): run rdbz decompress first", true))
 		}

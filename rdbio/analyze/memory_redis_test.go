@@ -22,6 +22,7 @@ const (
 	memorySumFloor     = 1024
 	memoryKeyTolerance = 0.15
 	memoryTopKeys      = 10
+	memoryAttempts     = 3
 )
 
 // TestMemoryMatchesRedis loads every corpus file redis-server (7.0) loads
@@ -40,15 +41,25 @@ func TestMemoryMatchesRedis(t *testing.T) {
 			continue
 		}
 		t.Run(cf.Name, func(t *testing.T) {
-			m, err := rdbiotest.MemoryUsage(t, cf.Path, memoryTopKeys)
-			var refused *rdbiotest.OracleError
-			if errors.As(err, &refused) {
-				t.Skipf("redis refuses the file: %v", err)
+			// The server's used_memory_dataset moves by tens of KB between
+			// loads on a busy machine (its baseline is read from another
+			// load): an estimate out of bounds is measured again, up to
+			// memoryAttempts times, before it counts as wrong.
+			var row string
+			var err error
+			for range memoryAttempts {
+				m, merr := rdbiotest.MemoryUsage(t, cf.Path, memoryTopKeys)
+				var refused *rdbiotest.OracleError
+				if errors.As(merr, &refused) {
+					t.Skipf("redis refuses the file: %v", merr)
+				}
+				if merr != nil {
+					t.Fatal(merr)
+				}
+				if row, err = compareMemory(t, cf.Path, m); err == nil {
+					break
+				}
 			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			row, err := compareMemory(t, cf.Path, m)
 			if err != nil {
 				t.Error(err)
 			}
