@@ -19,7 +19,7 @@ import (
 var ErrNotInteger = errors.New("not an integer")
 
 // EntryWriter builds one blob from its entries. ListpackWriter,
-// ZiplistWriter and IntsetWriter are EntryWriters.
+// ZiplistWriter, IntsetWriter and ZipmapWriter are EntryWriters.
 type EntryWriter interface {
 	// Append adds e; a string that reads as an integer (RedisInt) is
 	// stored as one, as the server stores it.
@@ -34,6 +34,13 @@ type EntryWriter interface {
 	// Reset empties the writer, keeping its buffer and cap.
 	Reset()
 }
+
+var (
+	_ EntryWriter = (*ListpackWriter)(nil)
+	_ EntryWriter = (*ZiplistWriter)(nil)
+	_ EntryWriter = (*IntsetWriter)(nil)
+	_ EntryWriter = (*ZipmapWriter)(nil)
+)
 
 // Recode appends every entry of the whole decoded blob src, of kind from,
 // to w: src re-encoded as w's kind (a listpack as a ziplist for redis ≤
@@ -74,13 +81,22 @@ func RedisInt(s []byte) (int64, bool) {
 	return 0, false
 }
 
-// blobBuf is the blob a ListpackWriter or ZiplistWriter builds: its header
-// and entries so far, without the end byte.
+// blobBuf is the blob a ListpackWriter, ZiplistWriter or ZipmapWriter
+// builds: its header and entries so far, without the end byte.
 type blobBuf struct {
-	buf []byte
-	n   int // entries
-	max int // the cap
+	buf  []byte
+	n    int // entries
+	max  int // the cap
+	head int // header bytes
 }
+
+// newBlobBuf is an empty blob of head header bytes and the cap max.
+func newBlobBuf(max, head int) blobBuf {
+	return blobBuf{buf: make([]byte, head, 64), max: max, head: head}
+}
+
+// Reset empties the writer.
+func (b *blobBuf) Reset() { b.buf, b.n = append(b.buf[:0], make([]byte, b.head)...), 0 }
 
 // Len is the number of entries.
 func (b *blobBuf) Len() int { return b.n }

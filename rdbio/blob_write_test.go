@@ -290,3 +290,38 @@ func FuzzWriters(f *testing.F) {
 		}
 	})
 }
+
+func TestZipmapWriter(t *testing.T) {
+	w := NewZipmapWriter(1 << 20)
+	var kv []string
+	for i, s := range codecElements() {
+		kv = append(kv, "f"+strconv.Itoa(i), s)
+	}
+	for _, n := range []int{2, len(kv)} {
+		w.Reset()
+		for _, s := range kv[:n] {
+			if err := w.AppendString([]byte(s)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b := w.Bytes()
+		if err := CheckBlob(BlobZipmap, b, true, 2); err != nil {
+			t.Error(err)
+		}
+		if got := blobTexts(t, BlobZipmap, b); !slices.Equal(got, kv[:n]) || len(b) != w.Size() {
+			t.Errorf("%d strings: zipmap reads back otherwise", n)
+		}
+	}
+	w.Reset()
+	for i := range 300 {
+		_ = w.AppendInt(int64(i))
+		_ = w.AppendString(nil)
+	}
+	if b := w.Bytes(); b[0] != 254 || CheckBlob(BlobZipmap, b, true, 2) != nil {
+		t.Errorf("300 pairs: count byte %d", b[0])
+	}
+	lw := NewListpackWriter(1 << 20)
+	if err := Recode(lw, BlobZipmap, w.Bytes()); err != nil || lw.Len() != 600 {
+		t.Errorf("zipmap → listpack: %v, %d entries", err, lw.Len())
+	}
+}

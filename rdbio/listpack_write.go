@@ -15,15 +15,10 @@ type ListpackWriter struct{ blobBuf }
 
 // NewListpackWriter returns a writer of listpacks of at most max bytes.
 func NewListpackWriter(max int) *ListpackWriter {
-	w := &ListpackWriter{blobBuf{max: max}}
-	w.Reset()
-	return w
+	return &ListpackWriter{newBlobBuf(max, lpHeader)}
 }
 
 const lpHeader = 6 // u32 total bytes, u16 count
-
-// Reset empties the writer.
-func (w *ListpackWriter) Reset() { w.buf, w.n = append(w.buf[:0], make([]byte, lpHeader)...), 0 }
 
 // Append adds e.
 func (w *ListpackWriter) Append(e Entry) error {

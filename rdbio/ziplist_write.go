@@ -20,17 +20,15 @@ type ZiplistWriter struct {
 
 // NewZiplistWriter returns a writer of ziplists of at most max bytes.
 func NewZiplistWriter(max int) *ZiplistWriter {
-	w := &ZiplistWriter{blobBuf: blobBuf{max: max}}
-	w.Reset()
-	return w
+	return &ZiplistWriter{blobBuf: newBlobBuf(max, zlHeader), tail: zlHeader}
 }
 
 const zlHeader = 10 // u32 total bytes, u32 tail offset, u16 count
 
 // Reset empties the writer.
 func (w *ZiplistWriter) Reset() {
-	w.buf = append(w.buf[:0], make([]byte, zlHeader)...)
-	w.n, w.tail, w.prev = 0, zlHeader, 0
+	w.blobBuf.Reset()
+	w.tail, w.prev = zlHeader, 0
 }
 
 // Append adds e.
