@@ -258,3 +258,57 @@ func TestWritersMatchServers(t *testing.T) {
 		t.Errorf("set listpack of strings recoded as an intset: %v", err)
 	}
 }
+
+// TestCountUnknownMatchesServers loads a plain hash of 40000 fields (80000
+// entries) into redis 7.0 and 6.2 configured to keep it as one listpack or
+// ziplist, saves it, and requires the writer's blob of the same entries:
+// the header count says 65535 ("unknown") as the servers' does.
+func TestCountUnknownMatchesServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts redis servers; skipped in -short mode")
+	}
+	var file bytes.Buffer
+	w, err := NewWriter(&file, Header{Magic: "REDIS0009", Version: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fields = 40000
+	_, _ = w.Write([]byte{OpSelectDB, 0, TypeHash})
+	_ = w.WriteString([]byte("h:big"))
+	_ = w.WriteLen(fields)
+	for i := range fields {
+		_ = w.WriteString(fmt.Appendf(nil, "f%d", i))
+		_ = w.WriteString(fmt.Appendf(nil, "%d", i*7-1000))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, bin := range []string{"redis-server", rdbiotest.ServerBinary(t, "redis-server-6.2.16")} {
+		dir := t.TempDir() // the server loads in.rdb at start and saves over it
+		if err := os.WriteFile(filepath.Join(dir, "in.rdb"), file.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		conn, _ := rdbiotest.StartServer(t, bin, "--dir", dir, "--dbfilename", "in.rdb",
+			"--hash-max-ziplist-entries", "100000")
+		rw := bufio.NewReadWriter(bufio.NewReader(conn), bufio.NewWriter(conn))
+		rdbiotest.WriteCommand(rw.Writer, []byte("SAVE"))
+		if err := rw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if line, err := rw.ReadString('\n'); err != nil || line[0] != '+' {
+			t.Fatalf("%s: reply %q, %v", bin, line, err)
+		}
+		dump, err := os.ReadFile(filepath.Join(dir, "in.rdb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs := dumpBlobs(t, dump)["h:big"]
+		if len(bs) != 1 {
+			t.Fatalf("%s saved h:big as %d blobs", bin, len(bs))
+		}
+		got := recoded(t, bs[0].kind, bs[0])
+		if n, _ := BlobCount(bs[0].kind, bs[0].data, false); !bytes.Equal(got, bs[0].data) || n != 0 {
+			t.Errorf("%s: the %s of %d entries differs from the writer's (header count known: %d)", bin, bs[0].kind, 2*fields, n)
+		}
+	}
+}
