@@ -325,3 +325,52 @@ func TestZipmapWriter(t *testing.T) {
 		t.Errorf("zipmap → listpack: %v, %d entries", err, lw.Len())
 	}
 }
+
+// FuzzRecode reads the input as a blob of each kind: a blob Entries walks
+// without error must re-encode, as a listpack and a ziplist, into one
+// that passes the deep check and holds the same entries.
+func FuzzRecode(f *testing.F) {
+	lw, zw := NewListpackWriter(1<<20), NewZiplistWriter(1<<20)
+	for _, s := range codecElements()[:40] {
+		_ = lw.AppendString([]byte(s))
+		_ = zw.AppendString([]byte(s))
+	}
+	f.Add(slices.Clone(lw.Bytes()))
+	f.Add(slices.Clone(zw.Bytes()))
+	iw := NewIntsetWriter(1 << 10)
+	_ = iw.AppendInt(-7)
+	_ = iw.AppendInt(1 << 40)
+	f.Add(slices.Clone(iw.Bytes()))
+	mw := NewZipmapWriter(1 << 10)
+	for _, s := range []string{"a", "1", "bb", strings.Repeat("v", 300)} {
+		_ = mw.AppendString([]byte(s))
+	}
+	f.Add(slices.Clone(mw.Bytes()))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		for _, kind := range []Blob{BlobListpack, BlobZiplist, BlobIntset, BlobZipmap} {
+			var want []string
+			if Entries(kind, data, func(e Entry) error { want = append(want, entryText(e)); return nil }) != nil {
+				continue
+			}
+			for _, w := range []EntryWriter{NewListpackWriter(1 << 20), NewZiplistWriter(1 << 20)} {
+				if err := Recode(w, kind, data); err != nil {
+					t.Fatalf("%s → %T: %v", kind, w, err)
+				}
+				to := BlobListpack
+				if _, ok := w.(*ZiplistWriter); ok {
+					to = BlobZiplist
+				}
+				b := w.Bytes()
+				if err := CheckBlob(to, b, true, 1); err != nil {
+					t.Fatalf("%s → %s: %v", kind, to, err)
+				}
+				if got := blobTexts(t, to, b); !slices.Equal(got, want) {
+					t.Fatalf("%s → %s: entries differ", kind, to)
+				}
+			}
+		}
+	})
+}
