@@ -13,16 +13,17 @@ import (
 // counts 8 bytes a member (beside the 8-byte header) whatever the width.
 // The zero value is unusable: use NewIntsetWriter.
 type IntsetWriter struct {
-	vals []int64
-	buf  []byte
-	max  int
+	vals  []int64
+	width int // the width the members so far need
+	buf   []byte
+	max   int
 }
 
 // NewIntsetWriter returns a writer of intsets that holds at most max bytes.
-func NewIntsetWriter(max int) *IntsetWriter { return &IntsetWriter{max: max} }
+func NewIntsetWriter(max int) *IntsetWriter { return &IntsetWriter{max: max, width: 2} }
 
 // Reset empties the writer.
-func (w *IntsetWriter) Reset() { w.vals = w.vals[:0] }
+func (w *IntsetWriter) Reset() { w.vals, w.width = w.vals[:0], 2 }
 
 // Len is the number of members added (a member added twice counts twice
 // until Bytes drops it).
@@ -30,13 +31,7 @@ func (w *IntsetWriter) Len() int { return len(w.vals) }
 
 // Size is the size of the finished intset, before members added twice are
 // dropped.
-func (w *IntsetWriter) Size() int {
-	lo, hi := int64(0), int64(0)
-	if len(w.vals) > 0 {
-		lo, hi = slices.Min(w.vals), slices.Max(w.vals)
-	}
-	return 8 + len(w.vals)*max(intsetWidth(lo), intsetWidth(hi))
-}
+func (w *IntsetWriter) Size() int { return 8 + len(w.vals)*w.width }
 
 // Append adds e: an integer, or a string that reads as one (RedisInt);
 // another string is refused with ErrNotInteger.
@@ -61,6 +56,7 @@ func (w *IntsetWriter) AppendInt(v int64) error {
 		return err
 	}
 	w.vals = append(w.vals, v)
+	w.width = max(w.width, intsetWidth(v))
 	return nil
 }
 
@@ -68,10 +64,7 @@ func (w *IntsetWriter) AppendInt(v int64) error {
 func (w *IntsetWriter) Bytes() []byte {
 	slices.Sort(w.vals)
 	w.vals = slices.Compact(w.vals)
-	width := 2
-	if n := len(w.vals); n > 0 {
-		width = max(intsetWidth(w.vals[0]), intsetWidth(w.vals[n-1]))
-	}
+	width := w.width
 	b := binary.LittleEndian.AppendUint32(w.buf[:0], uint32(width))
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(w.vals)))
 	for _, v := range w.vals {

@@ -44,8 +44,7 @@ func (w *ZiplistWriter) AppendString(s []byte) error {
 	if v, ok := RedisInt(s); ok {
 		return w.AppendInt(v)
 	}
-	head := zlPrevlenSize(w.prev) + len(appendZiplistStrHead(nil, uint64(len(s))))
-	b, err := w.entry(head + len(s))
+	b, err := w.entry(zlPrevlenSize(w.prev) + zlStrHeadSize(len(s)) + len(s))
 	if err != nil {
 		return err
 	}
@@ -98,6 +97,17 @@ func putZiplistHeader(b []byte, size, tail, n int) {
 func zlPrevlenSize(l int) int {
 	if l < 254 {
 		return 1
+	}
+	return 5
+}
+
+// zlStrHeadSize is the size of the encoding of a string of n bytes.
+func zlStrHeadSize(n int) int {
+	switch {
+	case n <= 0x3F:
+		return 1
+	case n <= 0x3FFF:
+		return 2
 	}
 	return 5
 }
