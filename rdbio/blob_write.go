@@ -1,7 +1,6 @@
 package rdbio
 
 import (
-	"errors"
 	"fmt"
 	"math"
 )
@@ -13,10 +12,6 @@ import (
 // it up to a cap the caller gives: an entry that would take it past the
 // cap is refused (an error wrapping ErrTooLarge) and the writer is left as
 // it was. docs/codecs.md describes the API.
-
-// ErrNotInteger reports a string that an intset cannot hold: it is not
-// the decimal form of a 64-bit integer as the server reads it (RedisInt).
-var ErrNotInteger = errors.New("not an integer")
 
 // EntryWriter builds one blob from its entries. ListpackWriter,
 // ZiplistWriter, IntsetWriter and ZipmapWriter are EntryWriters.
