@@ -16,8 +16,9 @@ import (
 // EntryWriter builds one blob from its entries. ListpackWriter,
 // ZiplistWriter, IntsetWriter and ZipmapWriter are EntryWriters.
 type EntryWriter interface {
-	// Append adds e; a string that reads as an integer (RedisInt) is
-	// stored as one, as the server stores it.
+	// Append adds e, as the server stores it: in a listpack, ziplist or
+	// intset a string that reads as an integer (RedisInt) as one; in a
+	// zipmap an integer as its digits.
 	Append(e Entry) error
 	// Len is the number of entries added since the last Reset.
 	Len() int
