@@ -6,44 +6,38 @@ import (
 	"strconv"
 )
 
-// BlobEntries calls fn with each entry of the whole decoded blob b of the
-// given kind, as an ElemString (Len, Data as VisitValue gives it, Int):
-// the entries of a listpack or ziplist, the members of an intset, the
-// keys and values of a zipmap. The error is ErrCorrupt when b is not well
-// formed as far as it was walked, or fn's.
-func BlobEntries(kind Blob, b []byte, fn func(*Elem) error) error {
-	var e Elem
-	var digits [24]byte
+// Entry is one entry of a blob: an integer (IsInt, Int) or the bytes of a
+// string (Str). Str is valid until the walk that gave it moves on.
+type Entry struct {
+	Str   []byte
+	Int   int64
+	IsInt bool
+}
+
+// Entries calls fn with each entry of the whole decoded blob b of the
+// given kind, as it is stored: the entries of a listpack or ziplist, the
+// members of an intset, the keys and values of a zipmap in turn. Strings
+// come whole, whatever their length. The error wraps ErrCorrupt when b is
+// not well formed as far as it was walked, or is fn's.
+func Entries(kind Blob, b []byte, fn func(Entry) error) error {
 	var ferr error
-	emitInt := func(v int64) bool {
-		e = Elem{Kind: ElemString, Int: true, Data: strconv.AppendInt(digits[:0], v, 10)}
-		e.Len = uint64(len(e.Data))
-		ferr = fn(&e)
-		return ferr == nil
-	}
-	emitStr := func(s []byte) bool {
-		e = Elem{Kind: ElemString, Len: uint64(len(s))}
-		if len(s) <= ShortString {
-			e.Data = s
-		}
-		ferr = fn(&e)
-		return ferr == nil
-	}
+	onInt := func(v int64) bool { ferr = fn(Entry{Int: v, IsInt: true}); return ferr == nil }
+	onStr := func(s []byte) bool { ferr = fn(Entry{Str: s}); return ferr == nil }
 	var ok bool
 	switch kind {
 	case BlobListpack:
 		ok = eachListpackEntry(b, func(le lpEntry) bool {
 			if le.isInt {
-				return emitInt(le.v)
+				return onInt(le.v)
 			}
-			return emitStr(le.str)
+			return onStr(le.str)
 		})
 	case BlobZiplist:
-		ok = eachZiplistEntry(b, emitInt, emitStr)
+		ok = eachZiplistEntry(b, onInt, onStr)
 	case BlobIntset:
-		ok = eachIntsetMember(b, emitInt)
+		ok = eachIntsetMember(b, onInt)
 	case BlobZipmap:
-		ok = eachZipmapString(b, emitStr)
+		ok = eachZipmapString(b, onStr)
 	}
 	if ferr != nil {
 		return ferr
@@ -52,6 +46,28 @@ func BlobEntries(kind Blob, b []byte, fn func(*Elem) error) error {
 		return fmt.Errorf("%w: malformed %s blob", ErrCorrupt, blobNames[kind])
 	}
 	return nil
+}
+
+// BlobEntries calls fn with each entry of the whole decoded blob b of the
+// given kind, as an ElemString (Len, Data as VisitValue gives it, Int):
+// the entries of a listpack or ziplist, the members of an intset, the
+// keys and values of a zipmap. The error is ErrCorrupt when b is not well
+// formed as far as it was walked, or fn's.
+func BlobEntries(kind Blob, b []byte, fn func(*Elem) error) error {
+	var e Elem
+	var digits [24]byte
+	return Entries(kind, b, func(en Entry) error {
+		if en.IsInt {
+			e = Elem{Kind: ElemString, Int: true, Data: strconv.AppendInt(digits[:0], en.Int, 10)}
+			e.Len = uint64(len(e.Data))
+			return fn(&e)
+		}
+		e = Elem{Kind: ElemString, Len: uint64(len(en.Str))}
+		if len(en.Str) <= ShortString {
+			e.Data = en.Str
+		}
+		return fn(&e)
+	})
 }
 
 var blobNames = [...]string{BlobZiplist: "ziplist", BlobListpack: "listpack", BlobIntset: "intset", BlobZipmap: "zipmap"}

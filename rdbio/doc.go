@@ -13,8 +13,10 @@
 // anything else. A Writer mirrors it: it writes the magic, raw bytes,
 // lengths and strings, keeps a running CRC64 (Jones) and writes the trailer
 // on Close. The codecs the grammar needs are here too: LZF, the integer
-// string encoding, and the entry counts in the headers of ziplist,
-// listpack, intset and zipmap blobs (BlobCount).
+// string encoding, the entry counts in the headers of ziplist, listpack,
+// intset and zipmap blobs (BlobCount), their entries (Entries), and
+// writers that build them as the servers do, within a cap (EntryWriter,
+// Recode: docs/codecs.md).
 //
 // rdbio knows the grammar only, and there is one walk of it: the value walk
 // that Next uses to skip a value is the one CopyValue and CountValue use.

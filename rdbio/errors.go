@@ -16,6 +16,9 @@ var (
 	ErrUnsupported = errors.New("unsupported")
 	// ErrCorrupt reports bytes that break the grammar.
 	ErrCorrupt = errors.New("corrupt")
+	// ErrNotInteger reports a string that an intset cannot hold: not the
+	// decimal form of a 64-bit integer as the server reads it (RedisInt).
+	ErrNotInteger = errors.New("not an integer")
 )
 
 // Error is a problem found in an RDB stream. It names where (byte offset),

@@ -1,7 +1,5 @@
 package rdbio
 
-import "math"
-
 // Sizes of listpack entries as listpack.c encodes them (rdb-format.md
 // §5.4): encoding byte(s), data and back-length.
 
@@ -22,17 +20,8 @@ func ListpackStringSize(n int64) int64 {
 
 // ListpackIntSize is the size of an entry holding the integer v.
 func ListpackIntSize(v int64) int64 {
-	switch {
-	case v >= 0 && v <= 127:
-		return 2
-	case v >= -4096 && v <= 4095:
-		return 3
-	case v >= math.MinInt16 && v <= math.MaxInt16:
-		return 4
-	case v >= -1<<23 && v < 1<<23:
-		return 5
-	case v >= math.MinInt32 && v <= math.MaxInt32:
-		return 6
+	if w := lpIntWidth(v); w > 0 {
+		return int64(1+w) + 1
 	}
-	return 10
+	return 2
 }

@@ -15,28 +15,6 @@ import (
 // end byte.
 const listpackHeader = 6 + 1
 
-// redisInt reads s as Redis's string2ll does: an optional minus, no
-// leading zeros, no plus sign, within int64.
-func redisInt(s []byte) (int64, bool) {
-	if len(s) == 0 || len(s) > 20 {
-		return 0, false
-	}
-	d := s
-	if d[0] == '-' {
-		d = d[1:]
-	}
-	if len(d) == 0 || (d[0] == '0' && len(s) > 1) {
-		return 0, false
-	}
-	for _, c := range d {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-	}
-	v, err := strconv.ParseInt(string(s), 10, 64)
-	return v, err == nil
-}
-
 // scoreEntrySize is the listpack entry of a sorted set score as
 // zzlInsertAt writes it (d2string: an integer when the double is one
 // within ±2^52, else %.17g).

@@ -80,7 +80,7 @@ func (m *valueMem) str(e *rdbio.Elem) {
 	n := int64(e.Len)
 	v, isInt := int64(0), false
 	if e.Data != nil {
-		v, isInt = redisInt(e.Data)
+		v, isInt = rdbio.RedisInt(e.Data)
 	}
 	entry := rdbio.ListpackStringSize(n)
 	if isInt {

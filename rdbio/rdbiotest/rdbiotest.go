@@ -186,13 +186,30 @@ func StartRedis(t testing.TB, args ...string) (net.Conn, string) {
 	if err != nil {
 		t.Skip("redis-server not installed (apt-get install -y redis-server; .ci/run does it)")
 	}
+	return StartServer(t, server, args...)
+}
+
+// ServerBinary is the path of one of the servers in ../shared/tools/servers
+// (e.g. "redis-server-6.2.16"); it skips the test when that one is absent.
+func ServerBinary(t testing.TB, name string) string {
+	t.Helper()
+	bin := filepath.Join(Shared(), "tools", "servers", name)
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("%s not found (%v): ../shared/tools/servers holds the other servers", name, err)
+	}
+	return bin
+}
+
+// StartServer is StartRedis with the server binary at path server.
+func StartServer(t testing.TB, server string, args ...string) (net.Conn, string) {
+	t.Helper()
 	dir := t.TempDir()
 	sock := filepath.Join(dir, "redis.sock")
 	cmd := exec.Command(server, append([]string{"--port", "0", "--unixsocket", sock, "--dir", dir,
 		"--dbfilename", "dump.rdb", "--save", "", "--appendonly", "no"}, args...)...)
 	cmd.Dir = dir
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start redis-server: %v", err)
+		t.Fatalf("start %s: %v", server, err)
 	}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
