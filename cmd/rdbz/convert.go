@@ -26,7 +26,7 @@ func convertCommand() *cli.Command {
 			"naming the key or record and its offset) unless --drop names its kind; the report says what was\n" +
 			"dropped and re-encoded (stderr; stdout with --dry-run or --json).",
 		Flags: append(append(outputFlags(), capFlag()),
-			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Required: true, Usage: "the server to load the output: " + strings.Join(analyze.TargetNames(), ", ")},
+			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Usage: "(required) the server to load the output: " + strings.Join(analyze.TargetNames(), ", ")},
 			&cli.StringSliceFlag{Name: "drop", Usage: "drop what the target cannot hold of `KIND` instead of refusing: " + strings.Join(convert.Kinds(), ", ")},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "report what would be converted, dropped and refused; write nothing"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON on stdout"},
@@ -40,6 +40,9 @@ func convertCommand() *cli.Command {
 func convertOptions(c *cli.Context) (convert.Options, error) {
 	opt := convert.Options{Target: c.String("target"), Cap: c.Int("cap"), DryRun: c.Bool("dry-run"),
 		IgnoreChecksum: c.Bool("ignore-checksum"), Drop: map[string]bool{}, Decode: decodeNodes}
+	if opt.Target == "" {
+		return opt, usagef("--target is required: one of %s", strings.Join(analyze.TargetNames(), ", "))
+	}
 	if _, ok := analyze.LookupTarget(opt.Target); !ok {
 		return opt, usagef("--target %q: want one of %s", opt.Target, strings.Join(analyze.TargetNames(), ", "))
 	}

@@ -126,6 +126,9 @@ func TestConvertToOwnVersion(t *testing.T) {
 				t.Fatalf("report says something was lost: %+v", rep.Items)
 			}
 			sameData(t, cf.Path, out)
+			if a, b := readFile(t, cf.Path), readFile(t, out); !bytes.Equal(a, b) {
+				t.Fatalf("output (%d bytes) differs from the input (%d bytes)", len(b), len(a))
+			}
 			want, werr := rdbiotest.Digest(t, cf.Path)
 			got, gerr := rdbiotest.Digest(t, out)
 			if werr != nil || gerr != nil || got != want {
@@ -180,4 +183,13 @@ func TestConvertRefusedTo70(t *testing.T) {
 			}
 		})
 	}
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
