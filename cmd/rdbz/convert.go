@@ -122,9 +122,12 @@ func printConvert(c *cli.Context, rep *convert.Report, w io.Writer) error {
 		return nil
 	}
 	if w == os.Stdout {
-		return report(func(w io.Writer) { printConvertText(w, rep) })
+		return report(func(w io.Writer) {
+			printConvertHead(w, rep)
+			printConvertItems(w, rep)
+		})
 	}
-	printConvertText(w, rep)
+	printConvertItems(w, rep) // after the summary line
 	return nil
 }
 
@@ -136,16 +139,25 @@ func summaryConvert(rep *convert.Report) string {
 			dropped += it.Count
 		}
 	}
-	return fmt.Sprintf("convert: %s -> %s for %s: %d keys written, %d keys or records dropped", rep.From, rep.To, rep.Target, rep.Keys, dropped)
+	line := fmt.Sprintf("convert: %s -> %s for %s: %d keys kept, %d keys or records dropped", rep.From, rep.To, rep.Target, rep.Keys, dropped)
+	if rep.Decoded {
+		line += "; rdbz-compressed list nodes decoded"
+	}
+	return line
 }
 
-// printConvertText prints the report as text: a line per kind.
-func printConvertText(w io.Writer, rep *convert.Report) {
-	fmt.Fprintf(w, "target %s: magic %s -> %s; %d keys written", rep.Target, rep.From, rep.To, rep.Keys)
+// printConvertHead prints the first line of the text report (the dry
+// run's; a conversion prints its summary line instead).
+func printConvertHead(w io.Writer, rep *convert.Report) {
+	fmt.Fprintf(w, "target %s: magic %s -> %s; %d keys kept", rep.Target, rep.From, rep.To, rep.Keys)
 	if rep.Decoded {
 		fmt.Fprint(w, "; rdbz-compressed list nodes decoded")
 	}
 	fmt.Fprintln(w)
+}
+
+// printConvertItems prints a line per kind and action.
+func printConvertItems(w io.Writer, rep *convert.Report) {
 	for _, it := range rep.Items {
 		fmt.Fprintf(w, "  %s %s: %d", it.Action, it.Kind, it.Count)
 		if it.FirstKey != nil {

@@ -20,7 +20,7 @@ type Report struct {
 	// Decoded says the input was rdbz-compressed and its list nodes were
 	// decoded (Options.Decode).
 	Decoded bool `json:"rdbz_nodes_decoded"`
-	// Keys counts the keys written.
+	// Keys counts the keys kept (written, or in a dry run to be written).
 	Keys  int64  `json:"keys"`
 	Items []Item `json:"items"`
 }
