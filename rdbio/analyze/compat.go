@@ -209,7 +209,9 @@ func (s server) opCause(op byte, valkeyFile bool) (string, bool) {
 		}
 		return "", false
 	case op == rdbio.OpSlotInfo:
-		if isRedis && s.maxRedis < 12 {
+		// Redis 7.4 (RDB 12) added it; valkey 8 forked before and
+		// aborts on it ("Short read", checked on a converted file).
+		if (isRedis && s.maxRedis < 12) || s.kind == kindValkey {
 			return "slot info (opcode 244)", true
 		}
 		return "", false
