@@ -236,6 +236,9 @@ func printCompat(w io.Writer, verdicts []analyze.Compat) {
 			if len(causes) == 0 {
 				causes = append(causes, "-")
 			}
+			if v.Fix != "" {
+				causes = append(causes, "fix: "+v.Fix)
+			}
 			for i, cs := range causes {
 				if i == 0 {
 					row(v.Server, loads, cs)

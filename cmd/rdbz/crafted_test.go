@@ -196,6 +196,8 @@ var craftedCommands = [][]string{
 	{"decompress", "--to", "original", "-o", "OUT", "IN"},
 	{"decompress", "--to", "lzf", "-o", "OUT", "IN"},
 	{"decompress", "--to", "raw", "-o", "OUT", "IN"},
+	{"convert", "-t", "redis-6.2", "--drop", "list-quicklist2", "-o", "OUT", "IN"},
+	{"convert", "-t", "dragonfly", "-o", "OUT", "IN"},
 	{"verify", "IN", "IN"},
 }
 

@@ -116,3 +116,22 @@ func samePath(a, b string) bool {
 	sb, err := os.Stat(b)
 	return err == nil && os.SameFile(sa, sb)
 }
+
+// readInput runs fn on the single input of a command that writes no data
+// (convert --dry-run), showing progress in phase.
+func readInput(c *cli.Context, phase string, fn func(io.Reader) error) error {
+	inPath, err := inputPath(c)
+	var in io.ReadCloser
+	if err == nil {
+		in, err = openInput(inPath)
+	}
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	prog := newProgress(c, c.Command.Name)
+	prog.phase(phase, inputSize(inPath))
+	err = fn(prog.reader(in))
+	prog.done()
+	return err
+}

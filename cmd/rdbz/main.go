@@ -78,6 +78,7 @@ func newApp() *cli.App {
 			copyCommand(),
 			compressCommand(),
 			decompressCommand(),
+			convertCommand(),
 			analyzeCommand(),
 			trainCommand(),
 			verifyCommand(),

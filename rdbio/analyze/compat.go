@@ -17,6 +17,10 @@ type Compat struct {
 	// Causes lists why it refuses the file (Fatal) and what it drops while
 	// loading it anyway (not Fatal); empty when it loads everything.
 	Causes []Cause `json:"causes"`
+	// Fix is the command that makes the file load on the server without
+	// losing data ("rdbz convert --target NAME"), when it does not load and
+	// every fatal cause is one rdbz convert rewrites; "" otherwise.
+	Fix string `json:"fix,omitempty"`
 }
 
 // Cause is one reason a server refuses a file or drops part of it.
@@ -33,6 +37,8 @@ type Cause struct {
 	// Offset is the byte offset of the first record concerned (-1 for a
 	// cause about the whole file).
 	Offset int64 `json:"offset"`
+	// convertible: rdbz convert rewrites it without losing data.
+	convertible bool
 }
 
 type serverKind uint8
@@ -203,7 +209,9 @@ func (s server) opCause(op byte, valkeyFile bool) (string, bool) {
 		}
 		return "", false
 	case op == rdbio.OpSlotInfo:
-		if isRedis && s.maxRedis < 12 {
+		// Redis 7.4 (RDB 12) added it; valkey 8 forked before and
+		// aborts on it ("Short read", checked on a converted file).
+		if (isRedis && s.maxRedis < 12) || s.kind == kindValkey {
 			return "slot info (opcode 244)", true
 		}
 		return "", false
@@ -248,6 +256,7 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 		}
 		if msg := srv.versionCause(h); msg != "" {
 			fileCause(msg)
+			v.Causes[len(v.Causes)-1].convertible = true
 		}
 		if s.Checksum == rdbio.ChecksumMismatch {
 			fileCause("CRC64 checksum mismatch")
@@ -274,16 +283,25 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 		sort.Ints(ops)
 		for _, op := range ops {
 			if msg, fatal := srv.opCause(byte(op), h.Valkey); msg != "" {
-				v.Causes = append(v.Causes, c.ops[byte(op)].cause(msg, fatal))
+				cs := c.ops[byte(op)].cause(msg, fatal)
+				cs.convertible = op == rdbio.OpExpireSec // written in ms
+				v.Causes = append(v.Causes, cs)
 			}
 		}
 		v.Causes = append(v.Causes, c.integ.causes(srv)...)
 		if c.zstd.n > 0 {
-			v.Causes = append(v.Causes, c.zstd.cause("rdbz-compressed list nodes (0xC4): run rdbz decompress first", true))
+			cs := c.zstd.cause("rdbz-compressed list nodes (0xC4): run rdbz decompress first", true)
+			cs.convertible = true
+			v.Causes = append(v.Causes, cs)
 		}
 		v.Loads = true
+		fixable := true
 		for _, cs := range v.Causes {
 			v.Loads = v.Loads && !cs.Fatal
+			fixable = fixable && (!cs.Fatal || cs.convertible)
+		}
+		if !v.Loads && fixable {
+			v.Fix = "rdbz convert --target " + srv.name
 		}
 		out = append(out, v)
 	}

@@ -1,0 +1,81 @@
+package convert
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/analyze"
+)
+
+// analyzeBytes is analyze's compatibility verdict per server for a file.
+func analyzeBytes(t *testing.T, b []byte) map[string]analyze.Compat {
+	t.Helper()
+	r, err := rdbio.NewReader(bytes.NewReader(b), rdbio.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := analyze.Analyze(r, analyze.Options{})
+	if err != nil && !errors.Is(err, rdbio.ErrChecksum) {
+		t.Fatalf("analyze: %v", err)
+	}
+	out := map[string]analyze.Compat{}
+	for _, c := range a.Compat {
+		out[c.Server] = c
+	}
+	return out
+}
+
+// TestConvertAgreesWithAnalyze: on every corpus file and for every target
+// (Dragonfly and the servers not here included), where analyze names
+// convert as the fix, convert succeeds without a drop; and whatever convert
+// writes (dropping what it must), analyze says the target loads — the
+// check of the targets no server here judges.
+func TestConvertAgreesWithAnalyze(t *testing.T) {
+	for _, cf := range small(t) {
+		in, err := os.ReadFile(cf.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := analyzeBytes(t, in)
+		for _, target := range analyze.TargetNames() {
+			tg, _ := analyze.LookupTarget(target)
+			if tg.Name() != target || before[target].Causes == nil {
+				continue // an alias; or a file analyze could not judge
+			}
+			var out bytes.Buffer
+			_, err := Convert(t.Context(), &out, bytes.NewReader(in), Options{Target: target})
+			if before[target].Fix != "" && err != nil {
+				t.Errorf("%s: analyze says %q; convert: %v", cf.Name, before[target].Fix, err)
+				continue
+			}
+			if err != nil {
+				out.Reset()
+				if _, err = Convert(t.Context(), &out, bytes.NewReader(in), Options{Target: target, Drop: dropAll()}); err != nil {
+					if !errors.Is(err, rdbio.ErrUnsupported) && !errors.Is(err, rdbio.ErrChecksum) {
+						t.Errorf("%s for %s with every kind dropped: %v", cf.Name, target, err)
+					}
+					continue
+				}
+			}
+			if v := analyzeBytes(t, out.Bytes())[target]; !v.Loads && !carried(v, before[target]) {
+				t.Errorf("%s converted for %s: analyze says it does not load: %+v", cf.Name, target, v.Causes)
+			}
+		}
+	}
+}
+
+// carried reports whether every fatal cause of after was a cause of
+// before: damage in the data (duplicate keys, broken blobs), which convert
+// passes on as it is.
+func carried(after, before analyze.Compat) bool {
+	for _, c := range after.Causes {
+		if c.Fatal && !slices.ContainsFunc(before.Causes, func(b analyze.Cause) bool { return b.Cause == c.Cause }) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,216 @@
+package convert
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/analyze"
+)
+
+// converter is the state of one conversion.
+type converter struct {
+	ctx    context.Context
+	opt    Options
+	target analyze.Target
+	r      *rdbio.Reader
+	w      *rdbio.Writer
+	g      *gate
+	rep    *Report
+	prefix int64 // offset of the pending key's first prefix record; -1 for none
+	module rdbio.CappedBuffer
+	refuse error // the first refusal of a dry run
+}
+
+// Convert reads an RDB stream from src and writes to dst a file the target
+// of opt loads (see the package comment). It returns the report, also
+// when it fails; a refusal wraps ErrRefused and names the key or record and
+// its offset.
+func Convert(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*Report, error) {
+	t, ok := analyze.LookupTarget(opt.Target)
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrTarget, opt.Target)
+	}
+	rep := &Report{Target: t.Name(), Items: []Item{}}
+	src, wait := decodeStage(ctx, src, opt.Decode, rep)
+	c := &converter{ctx: ctx, opt: opt, target: t, rep: rep, prefix: -1}
+	err := c.run(dst, src)
+	if werr := wait(err); err == nil {
+		err = werr
+	}
+	if err == nil {
+		err = c.refuse
+	}
+	return rep, err
+}
+
+// decodeStage puts the Decode stage before the conversion when src is an
+// rdbz-compressed file (its first record is the AUX rdbz-format, FORMAT.md
+// §1). wait ends the stage and returns its error.
+func decodeStage(ctx context.Context, src io.Reader, decode DecodeFunc, rep *Report) (io.Reader, func(error) error) {
+	none := func(error) error { return nil }
+	if decode == nil {
+		return src, none
+	}
+	br := bufio.NewReaderSize(src, 64<<10)
+	mark := append([]byte{rdbio.OpAux, byte(len(rdbio.AuxFormat))}, rdbio.AuxFormat...)
+	head, _ := br.Peek(9 + len(mark))
+	if len(head) < 9+len(mark) || !bytes.Equal(head[9:], mark) {
+		return br, none
+	}
+	rep.Decoded = true
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := decode(ctx, pw, br)
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	return pr, func(err error) error {
+		pr.CloseWithError(errors.Join(err, io.ErrClosedPipe))
+		if derr := <-done; derr != nil && !errors.Is(derr, io.ErrClosedPipe) {
+			return fmt.Errorf("decoding rdbz nodes: %w", derr)
+		}
+		return nil
+	}
+}
+
+func (c *converter) run(dst io.Writer, src io.Reader) error {
+	r, err := rdbio.NewReader(src, rdbio.Options{Cap: c.opt.Cap, IgnoreChecksum: c.opt.IgnoreChecksum})
+	if err != nil {
+		return err
+	}
+	h := r.Header()
+	oh := outputHeader(h, c.target)
+	c.rep.From, c.rep.To = h.Magic, oh.Magic
+	if c.w, err = rdbio.NewWriter(dst, oh); err != nil {
+		return err
+	}
+	c.r = r
+	c.g = &gate{out: c.w, heldAt: r.Offset()}
+	if err := r.SetSink(c.g); err != nil {
+		return err
+	}
+	for {
+		if err := c.ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if rec.Kind == rdbio.KindEOF {
+			return c.end(rec)
+		}
+		if err := c.record(rec); err != nil {
+			return err
+		}
+	}
+}
+
+// record handles one record other than the EOF.
+func (c *converter) record(rec *rdbio.Record) error {
+	switch rec.Kind {
+	case rdbio.KindExpire, rdbio.KindIdle, rdbio.KindFreq:
+		if c.prefix < 0 {
+			c.prefix = rec.Offset
+		}
+		if err := c.g.commit(c.prefix); err != nil {
+			return err
+		}
+		if rec.Op == rdbio.OpExpireSec && c.target.Dragonfly() {
+			ms := binary.LittleEndian.AppendUint64([]byte{rdbio.OpExpireMs}, uint64(rec.Expire))
+			c.g.cutOut(rec.Offset, c.r.Offset(), ms)
+			c.rep.add("expire-seconds", Reencoded, nil, false, rec.Offset,
+				"second-resolution expiry (opcode 253) → milliseconds (252): Dragonfly reads only these", "")
+		}
+		return nil
+	case rdbio.KindKey:
+		return c.key(rec)
+	case rdbio.KindAux, rdbio.KindSelectDB, rdbio.KindResizeDB:
+		return c.g.commit(rec.Offset) // every server reads these; unknown AUX fields are ignored
+	}
+	if err := c.g.commit(rec.Offset); err != nil {
+		return err
+	}
+	cause, _ := c.target.OpCause(rec.Op, c.r.Header().Valkey)
+	if cause == "" {
+		return nil
+	}
+	k, ok := recordKinds[rec.Kind]
+	if !ok {
+		k.kind, k.lost = rec.Kind.String(), "the record"
+	}
+	return c.drop(k.kind, nil, false, rec.Offset, cause, k.lost, false)
+}
+
+// drop leaves out the record just read (from its prefix records on) when
+// kind may be dropped; otherwise it refuses. read says a key's value has
+// been read already.
+func (c *converter) drop(kind string, key []byte, isKey bool, off int64, why, lost string, read bool) error {
+	from := off
+	if c.prefix >= 0 {
+		from = c.prefix
+	}
+	if !c.opt.Drop[kind] {
+		c.rep.add(kind, Refused, key, isKey, off, why, lost)
+		err := c.refusal(kind, key, isKey, off, why)
+		if !c.opt.DryRun {
+			return err
+		}
+		if c.refuse == nil {
+			c.refuse = err
+		}
+	} else {
+		c.rep.add(kind, Dropped, key, isKey, off, why, lost)
+	}
+	c.prefix = -1
+	if !isKey {
+		c.g.cutOut(from, c.r.Offset(), nil)
+		return nil
+	}
+	if !read {
+		if err := c.r.CopyValue(nil); err != nil {
+			return err
+		}
+	}
+	// The value went around the gate: everything up to here is flushed.
+	c.g.cutOut(from, c.r.Offset(), nil)
+	return c.g.skipTo(c.r.Offset())
+}
+
+// refusal is the error of a refused record.
+func (c *converter) refusal(kind string, key []byte, isKey bool, off int64, why string) error {
+	what := "record"
+	if isKey {
+		what = fmt.Sprintf("key %q", key)
+	}
+	return fmt.Errorf("%w: offset %d, %s: %s cannot hold %s (%s); --drop %s drops these",
+		ErrRefused, off, what, c.target.Name(), kind, why, kind)
+}
+
+// end writes the trailer and the bytes after it.
+func (c *converter) end(eof *rdbio.Record) error {
+	if err := c.g.commitAll(); err != nil {
+		return err
+	}
+	if eof.Checksum == rdbio.ChecksumDisabled {
+		c.w.SetTrailer(rdbio.TrailerZero)
+	}
+	if err := c.w.Close(); err != nil {
+		return fmt.Errorf("write trailer: %w", err)
+	}
+	if _, err := c.r.CopyRest(restWriter{c.w}); err != nil {
+		return fmt.Errorf("copy bytes after the trailer: %w", err)
+	}
+	return c.w.Flush()
+}
+
+type restWriter struct{ w *rdbio.Writer }
+
+func (r restWriter) Write(p []byte) (int, error) { return r.w.WriteRest(p) }

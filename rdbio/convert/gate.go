@@ -1,0 +1,103 @@
+package convert
+
+import (
+	"fmt"
+	"io"
+)
+
+// gate is the Reader's sink. It holds the bytes the Reader passes on until
+// the conversion loop commits them, so that a record can still be left out
+// (or replaced) after Next has returned it, and a key's prefix records
+// (expiry, idle, freq) can go with the key. Committed bytes reach the
+// output in input order, the cut ranges left out or replaced. It holds at
+// most the records since the last commit: one record and a key's prefix,
+// as values pass through Through without being held.
+type gate struct {
+	out    io.Writer
+	held   []byte
+	heldAt int64 // input offset of held[0]
+	cuts   []cut
+}
+
+// cut leaves the input bytes [from, to) out of the output, writing with in
+// their place.
+type cut struct {
+	from, to int64
+	with     []byte
+	wrote    bool
+}
+
+// Write holds p, the next bytes of the input.
+func (g *gate) Write(p []byte) (int, error) {
+	g.held = append(g.held, p...)
+	return len(p), nil
+}
+
+// cutOut registers a cut; from must not precede the committed bytes and
+// cuts come in input order.
+func (g *gate) cutOut(from, to int64, with []byte) {
+	g.cuts = append(g.cuts, cut{from: from, to: to, with: with})
+}
+
+// commit writes the held bytes before offset upTo, applying the cuts.
+func (g *gate) commit(upTo int64) error {
+	end := min(upTo, g.heldAt+int64(len(g.held)))
+	at := g.heldAt
+	for at < end {
+		next := end
+		if len(g.cuts) > 0 {
+			c := &g.cuts[0]
+			if c.from <= at {
+				if !c.wrote {
+					if _, err := g.out.Write(c.with); err != nil {
+						return err
+					}
+					c.wrote = true
+				}
+				at = min(c.to, end)
+				if at == c.to {
+					g.cuts = g.cuts[1:]
+				}
+				continue
+			}
+			next = min(next, c.from)
+		}
+		if _, err := g.out.Write(g.held[at-g.heldAt : next-g.heldAt]); err != nil {
+			return err
+		}
+		at = next
+	}
+	g.held = append(g.held[:0], g.held[at-g.heldAt:]...)
+	g.heldAt = at
+	return nil
+}
+
+// commitAll writes everything held.
+func (g *gate) commitAll() error { return g.commit(g.heldAt + int64(len(g.held))) }
+
+// skipTo drops everything held, which a cut covers, and the input bytes
+// before off that the Reader sent around the gate (a dropped value).
+func (g *gate) skipTo(off int64) error {
+	if err := g.commit(off); err != nil {
+		return err
+	}
+	if len(g.held) > 0 {
+		return fmt.Errorf("convert: %d bytes held past offset %d", len(g.held), off)
+	}
+	g.heldAt = off
+	return nil
+}
+
+// through is a writer for a value's bytes, as stored, which the Reader
+// sends around the sink: it commits what is held (the key before the
+// value) first, and counts the bytes as passed.
+type through struct{ g *gate }
+
+func (t through) Write(p []byte) (int, error) {
+	if err := t.g.commitAll(); err != nil {
+		return 0, err
+	}
+	n, err := t.g.out.Write(p)
+	t.g.heldAt += int64(n)
+	return n, err
+}

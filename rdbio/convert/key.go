@@ -1,0 +1,89 @@
+package convert
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rdbz/rdbz/rdbio"
+)
+
+// key handles a key record: its value passes through when the target reads
+// its type, and is dropped or refused otherwise.
+func (c *converter) key(rec *rdbio.Record) error {
+	name := c.r.TypeName(rec.Type)
+	if !c.target.ReadsType(rec.Type, name) {
+		why := fmt.Sprintf("value type %d (%s) needs %s", rec.Type, name, needed(name))
+		return c.drop(name, rec.Key, true, rec.Offset, why, "the key", false)
+	}
+	if rec.Type == rdbio.TypeModule2 {
+		return c.moduleValue(rec)
+	}
+	c.prefix = -1
+	c.rep.Keys++
+	if rdbio.IsList(rec.Type) {
+		return c.list(rec)
+	}
+	return c.r.CopyValue(through{c.g})
+}
+
+// moduleValue holds a module value (up to the cap) to learn its module,
+// then keeps it if the target loads that module's values.
+func (c *converter) moduleValue(rec *rdbio.Record) error {
+	capBytes := c.opt.Cap
+	if capBytes <= 0 {
+		capBytes = rdbio.DefaultCap
+	}
+	c.module.Reset(capBytes)
+	info, err := c.r.CountValue(&c.module)
+	if err != nil {
+		return err
+	}
+	if cause, _ := c.target.ModuleCause(info.Module); cause != "" {
+		return c.drop("module", rec.Key, true, rec.Offset, cause, "the key", true)
+	}
+	if c.module.Over {
+		return fmt.Errorf("offset %d, key %q: module value over the cap (%d bytes): %w", rec.Offset, rec.Key, capBytes, rdbio.ErrUnsupported)
+	}
+	c.prefix = -1
+	c.rep.Keys++
+	_, err = through{c.g}.Write(c.module.Buf)
+	return err
+}
+
+// errZstdNode is the error of an rdbz-compressed node in a file that does
+// not say it is an rdbz file, or without a Decode stage.
+var errZstdNode = errors.New("rdbz-compressed list node (0xC4): decode it first (rdbz decompress)")
+
+// list copies a list value node by node: the target is a stock server, so
+// an rdbz-compressed node is an error here (Options.Decode decodes them
+// before).
+func (c *converter) list(rec *rdbio.Record) error {
+	if _, err := c.r.Nodes(); err != nil {
+		return err
+	}
+	out := through{c.g}
+	for {
+		n, err := c.r.NextNode()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n.Enc == rdbio.EncZstd {
+			return fmt.Errorf("offset %d, key %q: %w", n.Offset, rec.Key, errZstdNode)
+		}
+		if _, err := out.Write(n.Raw); err != nil {
+			return err
+		}
+		if n.Data != nil {
+			_, err = out.Write(n.Data)
+		} else {
+			err = c.r.CopyNodeData(out)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
