@@ -80,6 +80,14 @@ func decodeStage(ctx context.Context, src io.Reader, decode DecodeFunc, rep *Rep
 	}
 }
 
+// capOf is the string cap in effect (rdbio's default for 0).
+func capOf(n int) int {
+	if n <= 0 {
+		return rdbio.DefaultCap
+	}
+	return n
+}
+
 func (c *converter) run(dst io.Writer, src io.Reader) error {
 	r, err := rdbio.NewReader(src, rdbio.Options{Cap: c.opt.Cap, IgnoreChecksum: c.opt.IgnoreChecksum})
 	if err != nil {
@@ -92,7 +100,7 @@ func (c *converter) run(dst io.Writer, src io.Reader) error {
 		return err
 	}
 	c.r = r
-	c.g = &gate{out: c.w, heldAt: r.Offset()}
+	c.g = &gate{out: c.w, heldAt: r.Offset(), max: capOf(c.opt.Cap) + gateSlack}
 	if err := r.SetSink(c.g); err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package convert
 import (
 	"fmt"
 	"io"
+
+	"github.com/rdbz/rdbz/rdbio"
 )
 
 // gate is the Reader's sink. It holds the bytes the Reader passes on until
@@ -17,7 +19,15 @@ type gate struct {
 	held   []byte
 	heldAt int64 // input offset of held[0]
 	cuts   []cut
+	// max bounds the held bytes: a record (module aux data, a function
+	// library) larger than the string cap and a little more is refused
+	// rather than held whole.
+	max int
 }
+
+// gateSlack is what a gate may hold beyond the string cap: a key's prefix
+// records and a record's headers.
+const gateSlack = 64 << 10
 
 // cut leaves the input bytes [from, to) out of the output, writing with in
 // their place.
@@ -29,6 +39,10 @@ type cut struct {
 
 // Write holds p, the next bytes of the input.
 func (g *gate) Write(p []byte) (int, error) {
+	if g.max > 0 && len(g.held)+len(p) > g.max {
+		return 0, fmt.Errorf("%w: a record from offset %d holds over %d bytes, more than convert holds while it decides where it goes (--cap)",
+			rdbio.ErrTooLarge, g.heldAt, g.max)
+	}
 	g.held = append(g.held, p...)
 	return len(p), nil
 }
