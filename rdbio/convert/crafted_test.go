@@ -13,8 +13,8 @@ import (
 )
 
 // crafted is a REDIS0011 file: a function library, a set listpack with a
-// second-resolution expiry and an idle time, and a string with a
-// millisecond expiry.
+// second-resolution expiry and an idle time, a set listpack of integers,
+// and a string with a millisecond expiry.
 func crafted(t *testing.T) []byte {
 	t.Helper()
 	var b bytes.Buffer
@@ -38,6 +38,9 @@ func crafted(t *testing.T) []byte {
 	put(rdbio.TypeSetListpack)
 	must(w.WriteString([]byte("set")))
 	must(w.WriteString(rdbiotest.ListpackOf("a", "b")))
+	put(rdbio.TypeSetListpack)
+	must(w.WriteString([]byte("ints")))
+	must(w.WriteString(rdbiotest.ListpackOf("3", "-1", "2")))
 	put(rdbio.OpExpireSec)
 	put(binary.LittleEndian.AppendUint32(nil, 4000000001)...)
 	put(rdbio.TypeString)
@@ -82,12 +85,12 @@ func TestConvertCrafted(t *testing.T) {
 		want   string // records, or the refusal
 		magic  string
 	}{
-		{"redis-7.2", nil, "aux function selectdb expire:1 idle key:set:set-listpack expire:1 key:str:string eof", "REDIS0011"},
-		{"redis-7.0", nil, `offset 106, key "set": redis-7.0 cannot hold set-listpack`, ""},
-		{"redis-6.2", []string{"set-listpack"}, `offset 26, record: redis-6.2 cannot hold function`, ""},
-		{"redis-7.0", []string{"set-listpack"}, "aux function selectdb expire:1 key:str:string eof", "REDIS0010"},
-		{"redis-6.2", []string{"set-listpack", "function"}, "aux selectdb expire:1 key:str:string eof", "REDIS0009"},
-		{"dragonfly", []string{"function"}, "aux selectdb expire:0 idle key:set:set-listpack expire:0 key:str:string eof", "REDIS0011"},
+		{"redis-7.2", nil, "aux function selectdb expire:1 idle key:set:set-listpack key:ints:set-listpack expire:1 key:str:string eof", "REDIS0011"},
+		// Set listpacks become plain sets, or intsets when every member is an integer.
+		{"redis-7.0", nil, "aux function selectdb expire:1 idle key:set:set key:ints:set-intset expire:1 key:str:string eof", "REDIS0010"},
+		{"redis-6.2", nil, `offset 26, record: redis-6.2 cannot hold function`, ""},
+		{"redis-6.2", []string{"function"}, "aux selectdb expire:1 idle key:set:set key:ints:set-intset expire:1 key:str:string eof", "REDIS0009"},
+		{"dragonfly", []string{"function"}, "aux selectdb expire:0 idle key:set:set-listpack key:ints:set-listpack expire:0 key:str:string eof", "REDIS0011"},
 	}
 	for _, c := range cases {
 		drop := map[string]bool{}

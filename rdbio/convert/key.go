@@ -13,6 +13,9 @@ import (
 func (c *converter) key(rec *rdbio.Record) error {
 	name := c.r.TypeName(rec.Type)
 	if !c.target.ReadsType(rec.Type, name) {
+		if done, err := c.reencode(rec, name); done || err != nil {
+			return err
+		}
 		why := fmt.Sprintf("value type %d (%s) needs %s", rec.Type, name, needed(name))
 		return c.drop(name, rec.Key, true, rec.Offset, why, "the key", false)
 	}

@@ -19,7 +19,7 @@ var recordKinds = map[rdbio.Kind]struct{ kind, lost string }{
 }
 
 // valueKinds name, by type name, the values a target may not read: the
-// conversion they need (not done yet: element codecs) and what dropping
+// conversion they need (where reencode.go has none yet) and what dropping
 // them loses beyond the keys.
 var valueKinds = map[string]string{
 	"hash-listpack":           "listpack → ziplist hash (type 13)",

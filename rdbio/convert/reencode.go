@@ -1,0 +1,127 @@
+package convert
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/rdbz/rdbz/rdbio"
+)
+
+// blobConversion turns a value stored as one blob into a type the target
+// reads, element by element (rdbio.Recode), within the string cap.
+type blobConversion struct {
+	from rdbio.Blob
+	// to are the types tried, in order: a set listpack becomes an intset
+	// when every member is an integer, else a plain set.
+	to []byte
+}
+
+// blobConversions are the blob values convert re-encodes for a target that
+// does not read their type: listpack hashes and sorted sets as ziplists
+// (redis ≤ 6.2), set listpacks as intsets or plain sets (redis ≤ 7.0).
+var blobConversions = map[byte]blobConversion{
+	rdbio.TypeHashListpack: {from: rdbio.BlobListpack, to: []byte{rdbio.TypeHashZiplist}},
+	rdbio.TypeZsetListpack: {from: rdbio.BlobListpack, to: []byte{rdbio.TypeZsetZiplist}},
+	rdbio.TypeSetListpack:  {from: rdbio.BlobListpack, to: []byte{rdbio.TypeSetIntset, rdbio.TypeSet}},
+}
+
+// reencode converts rec's value when a conversion exists whose types the
+// target reads; it reports false (nothing read) when none does.
+func (c *converter) reencode(rec *rdbio.Record, name string) (bool, error) {
+	conv, ok := blobConversions[rec.Type]
+	if !ok {
+		return false, nil
+	}
+	for _, t := range conv.to {
+		if !c.target.ReadsType(t, c.r.TypeName(t)) {
+			return false, nil
+		}
+	}
+	capBytes := capOf(c.opt.Cap)
+	c.module.Reset(capBytes)
+	if _, err := c.r.CountValue(&c.module); err != nil {
+		return true, err
+	}
+	if c.module.Over {
+		return true, fmt.Errorf("offset %d, key %q: %s value over the cap (%d bytes), not re-encoded: %w",
+			rec.Offset, rec.Key, name, capBytes, rdbio.ErrTooLarge)
+	}
+	blob, err := rdbio.DecodeValueBlob(c.blob[:0], c.module.Buf, 0, capBytes)
+	if err != nil {
+		return true, fmt.Errorf("offset %d, key %q: %w", rec.Offset, rec.Key, err)
+	}
+	c.blob = blob
+	typ, value, err := c.recode(conv, blob, capBytes)
+	if err != nil {
+		return true, fmt.Errorf("offset %d, key %q: re-encoding %s: %w", rec.Offset, rec.Key, name, err)
+	}
+	out := rdbio.AppendStringHead([]byte{typ}, rdbio.EncRaw, 0, uint64(len(rec.Key)), 0)
+	out = append(out, rec.Key...)
+	out = append(out, value...)
+	c.prefix = -1
+	c.rep.Keys++
+	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset, fmt.Sprintf("as %s (type %d)", c.r.TypeName(typ), typ), "")
+	// The value went around the gate; the record is replaced whole.
+	c.g.cutOut(rec.Offset, c.r.Offset(), out)
+	return true, c.g.skipTo(c.r.Offset())
+}
+
+// recode re-encodes blob into the first of conv's types that takes it and
+// returns that type and the value as the RDB stores it.
+func (c *converter) recode(conv blobConversion, blob []byte, capBytes int) (byte, []byte, error) {
+	for _, t := range conv.to {
+		switch t {
+		case rdbio.TypeHashZiplist, rdbio.TypeZsetZiplist:
+			w := rdbio.NewZiplistWriter(capBytes)
+			if err := rdbio.Recode(w, conv.from, blob); err != nil {
+				return 0, nil, err
+			}
+			return t, rawString(w.Bytes()), nil
+		case rdbio.TypeSetIntset:
+			w := rdbio.NewIntsetWriter(capBytes)
+			err := rdbio.Recode(w, conv.from, blob)
+			if errors.Is(err, rdbio.ErrNotInteger) {
+				continue
+			}
+			if err != nil {
+				return 0, nil, err
+			}
+			return t, rawString(w.Bytes()), nil
+		case rdbio.TypeSet:
+			v, err := plainSet(conv.from, blob, capBytes)
+			return t, v, err
+		}
+	}
+	return 0, nil, fmt.Errorf("no encoding of %v takes it", conv.to)
+}
+
+// rawString is b as an RDB string stored raw.
+func rawString(b []byte) []byte {
+	return append(rdbio.AppendStringHead(nil, rdbio.EncRaw, 0, uint64(len(b)), 0), b...)
+}
+
+// plainSet is a set's members as a plain set value (type 2): the count,
+// then each member as a string. It is bounded by the blob (within the
+// cap), whose members it holds.
+func plainSet(from rdbio.Blob, blob []byte, capBytes int) ([]byte, error) {
+	var members [][]byte
+	err := rdbio.Entries(from, blob, func(e rdbio.Entry) error {
+		if e.IsInt {
+			members = append(members, fmt.Appendf(nil, "%d", e.Int))
+		} else {
+			members = append(members, append([]byte(nil), e.Str...))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := rdbio.AppendLen(nil, uint64(len(members)))
+	for _, m := range members {
+		out = append(rdbio.AppendStringHead(out, rdbio.EncRaw, 0, uint64(len(m)), 0), m...)
+		if len(out) > 2*capBytes {
+			return nil, fmt.Errorf("plain set over %d bytes: %w", 2*capBytes, rdbio.ErrTooLarge)
+		}
+	}
+	return out, nil
+}
