@@ -25,7 +25,8 @@ type converter struct {
 	prefix int64 // offset of the pending key's first prefix record; -1 for none
 	module rdbio.CappedBuffer
 	blob   []byte // a decoded blob being re-encoded
-	refuse error  // the first refusal of a dry run
+	zw     *rdbio.ZiplistWriter
+	refuse error // the first refusal of a dry run
 }
 
 // Convert reads an RDB stream from src and writes to dst a file the target

@@ -102,6 +102,19 @@ func (g *gate) skipTo(off int64) error {
 	return nil
 }
 
+// replaced writes what is held, then b in place of the input bytes that
+// went around the gate up to offset to (a re-encoded part of a value).
+func (g *gate) replaced(b []byte, to int64) error {
+	if err := g.commitAll(); err != nil {
+		return err
+	}
+	if _, err := g.out.Write(b); err != nil {
+		return err
+	}
+	g.heldAt = to
+	return nil
+}
+
 // through is a writer for a value's bytes, as stored, which the Reader
 // sends around the sink: it commits what is held (the key before the
 // value) first, and counts the bytes as passed.

@@ -3,6 +3,7 @@ package convert
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/rdbz/rdbz/rdbio"
 )
@@ -28,6 +29,9 @@ var blobConversions = map[byte]blobConversion{
 // reencode converts rec's value when a conversion exists whose types the
 // target reads; it reports false (nothing read) when none does.
 func (c *converter) reencode(rec *rdbio.Record, name string) (bool, error) {
+	if rec.Type == rdbio.TypeListQuicklist2 && c.target.ReadsType(rdbio.TypeListQuicklist, c.r.TypeName(rdbio.TypeListQuicklist)) {
+		return true, c.listToZiplists(rec, name)
+	}
 	conv, ok := blobConversions[rec.Type]
 	if !ok {
 		return false, nil
@@ -124,4 +128,68 @@ func plainSet(from rdbio.Blob, blob []byte, capBytes int) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// listToZiplists writes a quicklist 2 (type 18) as a quicklist of ziplists
+// (type 14), for redis ≤ 6.2: node by node, each listpack (or PLAIN
+// node's element) re-encoded as one ziplist within the cap. The count of
+// nodes stays; the type byte is replaced.
+func (c *converter) listToZiplists(rec *rdbio.Record, name string) error {
+	capBytes := capOf(c.opt.Cap)
+	c.g.cutOut(rec.Offset, rec.Offset+1, []byte{rdbio.TypeListQuicklist})
+	if _, err := c.r.Nodes(); err != nil {
+		return err
+	}
+	c.prefix = -1
+	c.rep.Keys++
+	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset, "as list-quicklist (type 14), each node a ziplist", "")
+	if c.zw == nil {
+		c.zw = rdbio.NewZiplistWriter(capBytes)
+	}
+	for {
+		n, err := c.r.NextNode()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		zl, err := c.nodeZiplist(n, capBytes)
+		if err != nil {
+			return fmt.Errorf("offset %d, key %q: %w", n.Offset, rec.Key, err)
+		}
+		if err := c.g.replaced(rawString(zl), c.r.Offset()); err != nil {
+			return err
+		}
+	}
+}
+
+// nodeZiplist re-encodes one quicklist 2 node as a ziplist.
+func (c *converter) nodeZiplist(n *rdbio.Node, capBytes int) ([]byte, error) {
+	if n.Data == nil {
+		return nil, fmt.Errorf("list node over the cap (%d bytes), not re-encoded: %w", capBytes, rdbio.ErrTooLarge)
+	}
+	data := n.Data
+	switch n.Enc {
+	case rdbio.EncRaw:
+	case rdbio.EncLZF:
+		b, err := rdbio.DecodeNodeLZF(c.blob[:0], n.Data, n.ULen, capBytes)
+		if err != nil {
+			return nil, err
+		}
+		c.blob, data = b, b
+	default:
+		return nil, fmt.Errorf("list node stored as %v: %w", n.Enc, rdbio.ErrCorrupt)
+	}
+	c.zw.Reset()
+	if n.Container == 1 { // PLAIN: the node is one element
+		if err := c.zw.AppendString(data); err != nil {
+			return nil, err
+		}
+		return c.zw.Bytes(), nil
+	}
+	if err := rdbio.Recode(c.zw, rdbio.BlobListpack, data); err != nil {
+		return nil, err
+	}
+	return c.zw.Bytes(), nil
 }
