@@ -286,7 +286,7 @@ func (n *nodeSampler) addAll(ctx context.Context, src io.Reader, ropt rdbio.Opti
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		if node.Data == nil || decodesOverCap(node, capOf(ropt)) {
+		if node.Data == nil || decodesOverCap(node, ropt.CapBytes()) {
 			return true, nil // over the cap: never compressed
 		}
 		it.hdr, it.buf = node.Raw, node.Data
@@ -296,14 +296,6 @@ func (n *nodeSampler) addAll(ctx context.Context, src io.Reader, ropt rdbio.Opti
 		}
 		return !untilFull || !n.full(), nil
 	})
-}
-
-// capOf is the capture cap a reader with these options uses.
-func capOf(o rdbio.Options) int {
-	if o.Cap > 0 {
-		return o.Cap
-	}
-	return rdbio.DefaultCap
 }
 
 // NodeSampler collects the sample of list nodes that training uses, the way

@@ -143,12 +143,19 @@ type Reader struct {
 	crcGot uint64
 }
 
+// CapBytes is the capture cap a Reader with these options uses: Cap, or
+// DefaultCap for 0.
+func (o Options) CapBytes() int {
+	if o.Cap > 0 {
+		return o.Cap
+	}
+	return DefaultCap
+}
+
 // NewReader reads the magic of an RDB stream and returns a Reader for its
 // records.
 func NewReader(src io.Reader, opt Options) (*Reader, error) {
-	if opt.Cap <= 0 {
-		opt.Cap = DefaultCap
-	}
+	opt.Cap = opt.CapBytes()
 	r := &Reader{in: newInput(src), opt: opt, expire: -1, freq: -1}
 	if err := r.readMagic(); err != nil {
 		return nil, err

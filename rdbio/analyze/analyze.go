@@ -28,8 +28,6 @@ type Options struct {
 	// its index in the list and the list's node count. It must not read a
 	// node's payload when Data is nil (over the cap).
 	Node func(key []byte, n *rdbio.Node, index, count uint64) error
-	// Progress, when set, is called now and then with the input offset.
-	Progress func(int64)
 	// Now is the TTL reference when the file has no ctime AUX field
 	// (default time.Now()).
 	Now time.Time
@@ -155,7 +153,6 @@ type analyzer struct {
 	ttlSet   bool
 	nodeHist sizeHistogram
 	decHist  sizeHistogram
-	records  int
 	types    [256]*typeSlot
 	byName   map[string]*typeSlot
 }
@@ -170,7 +167,6 @@ func (a *analyzer) scan() error {
 		if err != nil {
 			return err
 		}
-		a.progress(rec.Offset)
 		switch rec.Kind {
 		case rdbio.KindKey:
 			if err := a.key(rec); err != nil {
@@ -188,13 +184,6 @@ func (a *analyzer) scan() error {
 		}
 		a.compat.op(rec.Op, rec.Offset)
 	}
-}
-
-func (a *analyzer) progress(off int64) {
-	if a.opt.Progress != nil && a.records%4096 == 0 {
-		a.opt.Progress(off)
-	}
-	a.records++
 }
 
 func (a *analyzer) aux(rec *rdbio.Record) {

@@ -40,9 +40,6 @@ func (a *analyzer) list(rec *rdbio.Record, typ byte, name string) (keyFacts, err
 			kf.zstd = true
 			a.res.Rdbz.ZstdNodes++
 		}
-		if i%256 == 255 {
-			a.progress(n.Offset)
-		}
 		decoded := a.node(n)
 		if err := lm.node(a, n, decoded); err != nil {
 			return keyFacts{}, err

@@ -24,6 +24,7 @@ type converter struct {
 	rep    *Report
 	prefix int64 // offset of the pending key's first prefix record; -1 for none
 	module rdbio.CappedBuffer
+	cap    int    // the string cap in effect
 	blob   []byte // a decoded blob being re-encoded
 	zw     *rdbio.ZiplistWriter
 	refuse error // the first refusal of a dry run
@@ -82,16 +83,10 @@ func decodeStage(ctx context.Context, src io.Reader, decode DecodeFunc, rep *Rep
 	}
 }
 
-// capOf is the string cap in effect (rdbio's default for 0).
-func capOf(n int) int {
-	if n <= 0 {
-		return rdbio.DefaultCap
-	}
-	return n
-}
-
 func (c *converter) run(dst io.Writer, src io.Reader) error {
-	r, err := rdbio.NewReader(src, rdbio.Options{Cap: c.opt.Cap, IgnoreChecksum: c.opt.IgnoreChecksum})
+	ro := rdbio.Options{Cap: c.opt.Cap, IgnoreChecksum: c.opt.IgnoreChecksum}
+	c.cap = ro.CapBytes()
+	r, err := rdbio.NewReader(src, ro)
 	if err != nil {
 		return err
 	}
@@ -102,7 +97,7 @@ func (c *converter) run(dst io.Writer, src io.Reader) error {
 		return err
 	}
 	c.r = r
-	c.g = &gate{out: c.w, heldAt: r.Offset(), max: capOf(c.opt.Cap) + gateSlack}
+	c.g = &gate{out: c.w, heldAt: r.Offset(), max: c.cap + gateSlack}
 	if err := r.SetSink(c.g); err != nil {
 		return err
 	}

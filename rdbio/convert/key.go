@@ -33,10 +33,7 @@ func (c *converter) key(rec *rdbio.Record) error {
 // moduleValue holds a module value (up to the cap) to learn its module,
 // then keeps it if the target loads that module's values.
 func (c *converter) moduleValue(rec *rdbio.Record) error {
-	capBytes := c.opt.Cap
-	if capBytes <= 0 {
-		capBytes = rdbio.DefaultCap
-	}
+	capBytes := c.cap
 	c.module.Reset(capBytes)
 	info, err := c.r.CountValue(&c.module)
 	if err != nil {

@@ -41,7 +41,7 @@ func (c *converter) reencode(rec *rdbio.Record, name string) (bool, error) {
 			return false, nil
 		}
 	}
-	capBytes := capOf(c.opt.Cap)
+	capBytes := c.cap
 	c.module.Reset(capBytes)
 	if _, err := c.r.CountValue(&c.module); err != nil {
 		return true, err
@@ -135,7 +135,7 @@ func plainSet(from rdbio.Blob, blob []byte, capBytes int) ([]byte, error) {
 // node's element) re-encoded as one ziplist within the cap. The count of
 // nodes stays; the type byte is replaced.
 func (c *converter) listToZiplists(rec *rdbio.Record, name string) error {
-	capBytes := capOf(c.opt.Cap)
+	capBytes := c.cap
 	c.g.cutOut(rec.Offset, rec.Offset+1, []byte{rdbio.TypeListQuicklist})
 	if _, err := c.r.Nodes(); err != nil {
 		return err
