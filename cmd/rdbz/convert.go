@@ -164,7 +164,7 @@ func printConvertItems(w io.Writer, rep *convert.Report) {
 			fmt.Fprintf(w, ", first key %q", *it.FirstKey)
 		}
 		fmt.Fprintf(w, " at offset %d: %s", it.FirstOffset, it.Why)
-		if it.Lost != "" && it.Action == convert.Dropped {
+		if it.Lost != "" {
 			fmt.Fprintf(w, "; lost: %s", it.Lost)
 		}
 		fmt.Fprintln(w)

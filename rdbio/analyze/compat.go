@@ -166,6 +166,40 @@ func (s server) typeOK(t byte, name string) bool {
 	return int(t) <= s.maxType
 }
 
+// reencodes reports whether rdbz convert rewrites a value of type t (named
+// name), which s does not read, as one of a type s reads
+// (rdbio/convert's re-encodings, docs/convert.md): element by element, or
+// losing only what s has no place for (stream metadata, field TTLs).
+func (s server) reencodes(t byte, name string) bool {
+	reads := func(types ...byte) bool {
+		for _, t := range types {
+			if !s.typeOK(t, "") {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case rdbio.IsStream(t):
+		return reads(rdbio.TypeStreamListpacks)
+	case name == "set-with-expiry":
+		return reads(rdbio.TypeSet)
+	case rdbio.HasFieldExpiry(name):
+		return reads(rdbio.TypeHash)
+	}
+	switch t {
+	case rdbio.TypeHashListpack:
+		return reads(rdbio.TypeHashZiplist)
+	case rdbio.TypeZsetListpack:
+		return reads(rdbio.TypeZsetZiplist)
+	case rdbio.TypeListQuicklist2:
+		return reads(rdbio.TypeListQuicklist)
+	case rdbio.TypeSetListpack:
+		return name == "set-listpack" && reads(rdbio.TypeSetIntset, rdbio.TypeSet)
+	}
+	return false
+}
+
 // versionCause is why s refuses the magic, or "".
 func (s server) versionCause(h rdbio.Header) string {
 	if h.Valkey {
@@ -268,7 +302,9 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 		for _, name := range slices.Sorted(maps.Keys(c.types)) {
 			u := c.types[name]
 			if !srv.typeOK(u.typ, name) {
-				v.Causes = append(v.Causes, u.cause(fmt.Sprintf("value type %d (%s)", u.typ, name), true))
+				cs := u.cause(fmt.Sprintf("value type %d (%s)", u.typ, name), true)
+				cs.convertible = srv.reencodes(u.typ, name)
+				v.Causes = append(v.Causes, cs)
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(c.modules)) {

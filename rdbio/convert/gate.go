@@ -128,3 +128,17 @@ func (t through) Write(p []byte) (int, error) {
 	t.g.heldAt += int64(n)
 	return n, err
 }
+
+// rewritten is a writer for a value rewritten on its way (parts left out
+// or changed), which the Reader sends around the sink: it commits what is
+// held (the key before the value) first; the input offsets of what it
+// writes are not the gate's to count, so the caller moves the gate past
+// the value with skipTo when the value is done.
+type rewritten struct{ g *gate }
+
+func (t rewritten) Write(p []byte) (int, error) {
+	if err := t.g.commitAll(); err != nil {
+		return 0, err
+	}
+	return t.g.out.Write(p)
+}

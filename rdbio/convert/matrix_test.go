@@ -1,13 +1,16 @@
 package convert
 
 import (
+	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -81,7 +84,7 @@ func checkTarget(t *testing.T, src judged, target string, loadsInput bool) {
 	back := judged{server: src.server, path: out}
 	back.load(t)
 	dropped := droppedKeys(rep)
-	if dropped == 0 {
+	if dropped == 0 && lostNothing(rep) {
 		sameDigest(t, src, back)
 		if loadsInput {
 			in := judged{server: target, path: src.path}
@@ -89,7 +92,7 @@ func checkTarget(t *testing.T, src judged, target string, loadsInput bool) {
 			sameDigest(t, in, got)
 		}
 	} else {
-		fewerKeys(t, src, back, dropped)
+		fewerKeys(t, src, back, dropped, keyForm(t, src.path))
 	}
 	t.Logf("MATRIX\t%s\t%s\t%s\t%d", filepath.Base(src.path), target, status, dropped)
 }
@@ -103,19 +106,70 @@ func sameDigest(t *testing.T, in, out judged) {
 }
 
 // fewerKeys fails unless out holds the keys of in, with the same
-// per-key digests, but for dropped of them.
-func fewerKeys(t *testing.T, in, out judged, dropped int) {
+// per-key lines (as form has them), but for dropped of them.
+func fewerKeys(t *testing.T, in, out judged, dropped int, form func(string) string) {
 	t.Helper()
 	if in.keyLines == nil {
 		return // redis 6.2: no --keys
 	}
+	had := map[string]bool{}
+	for _, line := range in.keyLines {
+		had[form(line)] = true
+	}
 	for _, line := range out.keyLines {
-		if !slices.Contains(in.keyLines, line) {
+		if !had[form(line)] {
 			t.Fatalf("%s loads key line %q from the output, not in the input's", in.server, line)
 		}
 	}
 	if len(in.keyLines)-len(out.keyLines) != dropped {
 		t.Fatalf("%s loads %d keys of %d; the report drops %d", in.server, len(out.keyLines), len(in.keyLines), dropped)
+	}
+}
+
+// lostNothing reports whether no re-encoding lost information.
+func lostNothing(rep *Report) bool {
+	for _, it := range rep.Items {
+		if it.Lost != "" && it.Action == Reencoded {
+			return false
+		}
+	}
+	return true
+}
+
+// keyForm is the form in which fewerKeys compares rdb-oracle --keys lines
+// of the file at path and of its conversion: a stream's line less its
+// metadata hash (convert reports what of it was lost), and the line of a
+// key whose value has field expiry less its digest, which covers the TTLs
+// lost (TestFieldExpiryToPlainHashes checks the fields themselves).
+func keyForm(t *testing.T, path string) func(string) string {
+	expiring := map[string]bool{}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := rdbio.NewReader(bufio.NewReader(f), rdbio.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		rec, err := r.Next()
+		if err != nil || rec.Kind == rdbio.KindEOF {
+			break
+		}
+		if rec.Kind == rdbio.KindKey && rdbio.HasFieldExpiry(r.TypeName(rec.Type)) {
+			expiring[strconv.Quote(string(rec.Key))] = true
+		}
+	}
+	return func(line string) string {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 6 && f[2] == "stream":
+			return strings.Join(f[:5], " ")
+		case len(f) >= 5 && expiring[f[1]]:
+			return strings.Join(append(f[:3:3], f[4:]...), " ")
+		}
+		return line
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 )
 
 // ErrRefused is wrapped by the error of a conversion that meets something
@@ -34,4 +35,7 @@ type Options struct {
 	IgnoreChecksum bool
 	// Decode, when set, decodes the list nodes of rdbz-compressed inputs.
 	Decode DecodeFunc
+	// Now is the time against which field expiries are judged (zero: the
+	// clock's).
+	Now time.Time
 }

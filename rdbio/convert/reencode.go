@@ -29,6 +29,20 @@ var blobConversions = map[byte]blobConversion{
 // reencode converts rec's value when a conversion exists whose types the
 // target reads; it reports false (nothing read) when none does.
 func (c *converter) reencode(rec *rdbio.Record, name string) (bool, error) {
+	if rdbio.IsStream(rec.Type) {
+		to, ok := c.olderStream(rec.Type)
+		if !ok {
+			return false, nil
+		}
+		return true, c.streamAs(rec, name, to)
+	}
+	if rdbio.HasFieldExpiry(name) {
+		to, ok := c.expiringType(name)
+		if !ok {
+			return false, nil
+		}
+		return true, c.expiringAs(rec, name, to)
+	}
 	if rec.Type == rdbio.TypeListQuicklist2 && c.target.ReadsType(rdbio.TypeListQuicklist, c.r.TypeName(rdbio.TypeListQuicklist)) {
 		return true, c.listToZiplists(rec, name)
 	}

@@ -10,6 +10,10 @@ const (
 	Dropped   = "dropped"
 	Reencoded = "re-encoded"
 	Refused   = "refused"
+	// Expired: left out because it had expired, as the server that saved
+	// the file leaves it out when loading it (a hash all of whose fields
+	// had expired, converted for a target without field expiry).
+	Expired = "expired"
 )
 
 // Report says what a conversion changed.
@@ -66,10 +70,11 @@ func keyText(key []byte) string {
 	return strconv.Quote(string(key))
 }
 
-// Lossless reports whether nothing was dropped or refused.
+// Lossless reports whether nothing was dropped or refused and nothing
+// re-encoded lost information.
 func (r *Report) Lossless() bool {
 	for _, it := range r.Items {
-		if it.Action != Reencoded {
+		if it.Lost != "" || (it.Action != Reencoded && it.Action != Expired) {
 			return false
 		}
 	}

@@ -1,0 +1,160 @@
+package convert
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/rdbz/rdbz/rdbio"
+)
+
+// olderStream is the newest stream type older than t that the target
+// reads; ok is false when it reads none.
+func (c *converter) olderStream(t byte) (to byte, ok bool) {
+	for _, s := range rdbio.StreamTypes {
+		if s >= t {
+			break
+		}
+		if c.target.ReadsType(s, c.r.TypeName(s)) {
+			to, ok = s, true
+		}
+	}
+	return to, ok
+}
+
+// streamAs writes a stream as the older stream type to, streaming: the
+// type byte is replaced, the fields to lacks are left out
+// (rdbio.Reader.CopyStreamAs).
+func (c *converter) streamAs(rec *rdbio.Record, name string, to byte) error {
+	c.g.cutOut(rec.Offset, rec.Offset+1, []byte{to})
+	c.prefix = -1
+	c.rep.Keys++
+	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset,
+		fmt.Sprintf("as %s (type %d)", c.r.TypeName(to), to), rdbio.StreamFieldsLost(rec.Type, to))
+	if err := c.r.CopyStreamAs(rewritten{c.g}, to); err != nil {
+		return err
+	}
+	return c.g.skipTo(c.r.Offset())
+}
+
+// expiringType is the type expiringAs writes a value of the type named
+// name as for the target: a redis hash with field expiry (type 24) where
+// the target reads it, else a plain hash or set.
+func (c *converter) expiringType(name string) (byte, bool) {
+	for _, t := range []byte{rdbio.TypeHashMetadata, rdbio.TypeHash} {
+		if name == "set-with-expiry" {
+			t = rdbio.TypeSet
+		}
+		if c.target.ReadsType(t, c.r.TypeName(t)) {
+			return t, true
+		}
+	}
+	return 0, false
+}
+
+// expiringAs writes a hash with field expiry, or Dragonfly's set with
+// member expiry, as the type to: a redis hash with field expiry (type 24,
+// keeping the TTLs) for a target that reads it, else a plain hash (4) or
+// set (2), which has no place for them. Fields whose expiry has passed
+// are left out, as the server that saved the file leaves them out when it
+// loads it (so a key all of whose fields had expired is left out whole).
+// The value is built within the cap: its count (and least expiry) come
+// before the fields.
+func (c *converter) expiringAs(rec *rdbio.Record, name string, to byte) error {
+	now := c.opt.now().UnixMilli()
+	var fields []expiring
+	var arena []byte
+	var ttls, expired int64
+	limit := c.cap + gateSlack
+	err := c.r.ExpiringFields(func(field, value []byte, exp int64) error {
+		if exp != 0 && exp <= now {
+			expired++
+			return nil
+		}
+		if exp != 0 {
+			ttls++
+		}
+		if len(arena)+len(field)+len(value) > limit {
+			return fmt.Errorf("%s as %s over %d bytes, not re-encoded: %w", name, c.r.TypeName(to), limit, rdbio.ErrTooLarge)
+		}
+		arena = append(arena, field...)
+		arena = append(arena, value...)
+		fields = append(fields, expiring{f: len(field), v: len(value), exp: exp})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("offset %d, key %q: %w", rec.Offset, rec.Key, err)
+	}
+	from := rec.Offset
+	if c.prefix >= 0 {
+		from = c.prefix
+	}
+	c.prefix = -1
+	if len(fields) == 0 {
+		c.rep.add(name, Expired, rec.Key, true, rec.Offset,
+			fmt.Sprintf("all %d fields had expired: the server that saved it drops it when loading", expired), "")
+		c.g.cutOut(from, c.r.Offset(), nil)
+		return c.g.skipTo(c.r.Offset())
+	}
+	out := rdbio.AppendStringHead([]byte{to}, rdbio.EncRaw, 0, uint64(len(rec.Key)), 0)
+	out = append(out, rec.Key...)
+	out = appendExpiring(out, to, fields, arena)
+	c.rep.Keys++
+	lost := ""
+	if to != rdbio.TypeHashMetadata {
+		lost = "per-field TTLs (the fields stay, without expiry; fields already expired are left out)"
+	}
+	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset, fmt.Sprintf("as %s (type %d)", c.r.TypeName(to), to), lost)
+	c.g.cutOut(rec.Offset, c.r.Offset(), out)
+	return c.g.skipTo(c.r.Offset())
+}
+
+// expiring is a field held by expiringAs: the lengths of its name and
+// value in the arena, and its expiry (Unix ms, 0 none).
+type expiring struct {
+	f, v int
+	exp  int64
+}
+
+// appendExpiring appends the value of type to holding fields, whose bytes
+// are in arena in turn (rdb-format.md §4: types 2, 4 and 24).
+func appendExpiring(out []byte, to byte, fields []expiring, arena []byte) []byte {
+	var least int64
+	if to == rdbio.TypeHashMetadata {
+		for _, f := range fields {
+			if f.exp != 0 && (least == 0 || f.exp < least) {
+				least = f.exp
+			}
+		}
+		out = binary.LittleEndian.AppendUint64(out, uint64(least))
+	}
+	out = rdbio.AppendLen(out, uint64(len(fields)))
+	for _, f := range fields {
+		if to == rdbio.TypeHashMetadata { // the TTL relative to the least: 0 none
+			ttl := uint64(0)
+			if f.exp != 0 {
+				ttl = uint64(f.exp-least) + 1
+			}
+			out = rdbio.AppendLen(out, ttl)
+		}
+		out = appendRaw(out, arena[:f.f])
+		if to != rdbio.TypeSet {
+			out = appendRaw(out, arena[f.f:f.f+f.v])
+		}
+		arena = arena[f.f+f.v:]
+	}
+	return out
+}
+
+// appendRaw appends s as an RDB string stored raw.
+func appendRaw(b, s []byte) []byte {
+	return append(rdbio.AppendStringHead(b, rdbio.EncRaw, 0, uint64(len(s)), 0), s...)
+}
+
+// now is the time against which field expiries are judged.
+func (o Options) now() time.Time {
+	if o.Now.IsZero() {
+		return time.Now()
+	}
+	return o.Now
+}

@@ -1,0 +1,259 @@
+package convert
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+)
+
+// rdbFile builds a file: the magic, then what body writes, then the EOF
+// and checksum.
+func rdbFile(t *testing.T, magic string, version int, valkey bool, body func(w *rdbio.Writer, put func(...byte), str func(string))) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := rdbio.NewWriter(&b, rdbio.Header{Magic: magic, Version: version, Valkey: valkey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(p ...byte) { w.Write(p) }
+	str := func(s string) {
+		if err := w.WriteString([]byte(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(rdbio.OpSelectDB, 0)
+	body(w, put, str)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func le64(v int64) []byte { return binary.LittleEndian.AppendUint64(nil, uint64(v)) }
+
+func lenOf(v uint64) []byte { return rdbio.AppendLen(nil, v) }
+
+const (
+	past   = 1000          // 1970: expired
+	future = 4000000000000 // 2096
+)
+
+// expiringFile holds hashes with field expiry: type 24 (a field expired,
+// one without TTL, one with a TTL to come), type 25 (the same as a
+// listpack), a type 24 hash all of whose fields expired (with a key
+// expiry record, which goes with it), and a string.
+func expiringFile(t *testing.T) []byte {
+	return rdbFile(t, "REDIS0012", 12, false, func(w *rdbio.Writer, put func(...byte), str func(string)) {
+		put(rdbio.TypeHashMetadata)
+		str("h24")
+		put(le64(past)...)
+		put(lenOf(3)...)
+		put(lenOf(1)...) // past
+		str("a")
+		str("1")
+		put(lenOf(0)...)
+		str("b")
+		str("2")
+		put(lenOf(future - past + 1)...)
+		str("c")
+		str("3")
+		put(rdbio.TypeHashListpackEx)
+		str("h25")
+		put(le64(past)...)
+		str(string(rdbiotest.ListpackOf("x", "9", "1000", "y", "8", "0", "z", "7", "4000000000000")))
+		put(rdbio.OpExpireMs)
+		put(le64(future)...)
+		put(rdbio.TypeHashMetadata)
+		str("gone")
+		put(le64(past)...)
+		put(lenOf(1)...)
+		put(lenOf(1)...)
+		str("f")
+		str("v")
+		put(rdbio.TypeString)
+		str("s")
+		str("value")
+	})
+}
+
+// TestFieldExpiryToPlainHashes: for redis 7.0, hashes with field expiry
+// become plain hashes holding the fields not expired (redis 7.0 gives the
+// output the digest of a file written with those plain hashes), a hash all
+// of whose fields expired goes with its expiry record, and the report says
+// the TTLs were lost.
+func TestFieldExpiryToPlainHashes(t *testing.T) {
+	var out bytes.Buffer
+	rep, err := Convert(t.Context(), &out, bytes.NewReader(expiringFile(t)), Options{Target: "redis-7.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rdbFile(t, "REDIS0010", 10, false, func(w *rdbio.Writer, put func(...byte), str func(string)) {
+		put(rdbio.TypeHash)
+		str("h24")
+		put(lenOf(2)...)
+		str("b")
+		str("2")
+		str("c")
+		str("3")
+		put(rdbio.TypeHash)
+		str("h25")
+		put(lenOf(2)...)
+		str("y")
+		str("8")
+		str("z")
+		str("7")
+		put(rdbio.TypeString)
+		str("s")
+		str("value")
+	})
+	if got := strings.Join(records(t, out.Bytes()), " "); got != "selectdb key:h24:hash key:h25:hash key:s:string eof" {
+		t.Fatalf("records %s", got)
+	}
+	if rep.Keys != 3 || rep.Lossless() {
+		t.Errorf("report: %d keys, lossless %v: %+v", rep.Keys, rep.Lossless(), rep.Items)
+	}
+	for _, w := range []struct{ action, kind, lost string }{
+		{Reencoded, "hash-metadata", "per-field TTLs"},
+		{Reencoded, "hash-listpack-ex", "per-field TTLs"},
+		{Expired, "hash-metadata", ""},
+	} {
+		it := item(rep, w.action, w.kind)
+		if it == nil || it.Count != 1 || !strings.HasPrefix(it.Lost, w.lost) {
+			t.Errorf("report item %s %s: %+v in %+v", w.action, w.kind, it, rep.Items)
+		}
+	}
+	sameDigestAs(t, "", out.Bytes(), want)
+}
+
+// TestHash2ToFieldExpiry: for redis 7.4, Valkey's HASH_2 becomes a redis
+// hash with field expiry keeping the TTLs (redis 7.4 gives it the digest,
+// TTLs included, of the same hash written as type 24), the expired field
+// left out.
+func TestHash2ToFieldExpiry(t *testing.T) {
+	in := rdbFile(t, "VALKEY080", 80, true, func(w *rdbio.Writer, put func(...byte), str func(string)) {
+		put(rdbio.TypeHashMetaPreGA) // HASH_2 in a VALKEY file
+		str("v")
+		put(lenOf(3)...)
+		for _, f := range []struct {
+			f   string
+			exp int64
+		}{{"f1", past}, {"f2", -1}, {"f3", future}} {
+			str(f.f)
+			str("val-" + f.f)
+			put(le64(f.exp)...)
+		}
+	})
+	var out bytes.Buffer
+	rep, err := Convert(t.Context(), &out, bytes.NewReader(in), Options{Target: "redis-7.4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Lossless() || rep.Keys != 1 {
+		t.Errorf("report: %+v", rep)
+	}
+	want := rdbFile(t, "REDIS0012", 12, false, func(w *rdbio.Writer, put func(...byte), str func(string)) {
+		put(rdbio.TypeHashMetadata)
+		str("v")
+		put(le64(future - 5)...) // another base: the same expiries
+		put(lenOf(2)...)
+		put(lenOf(0)...)
+		str("f2")
+		str("val-f2")
+		put(lenOf(6)...)
+		str("f3")
+		str("val-f3")
+	})
+	sameDigestAs(t, rdbiotest.ServerBinary(t, "redis-server-7.4.1"), out.Bytes(), want)
+	// Without field expiry in the target: a plain hash.
+	out.Reset()
+	if _, err := Convert(t.Context(), &out, bytes.NewReader(in), Options{Target: "redis-7.2"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(records(t, out.Bytes()), " "); got != "selectdb key:v:hash eof" {
+		t.Errorf("for redis-7.2: %s", got)
+	}
+}
+
+// item is the report's item of kind and action, or nil.
+func item(rep *Report, action, kind string) *Item {
+	for i, it := range rep.Items {
+		if it.Action == action && it.Kind == kind {
+			return &rep.Items[i]
+		}
+	}
+	return nil
+}
+
+// sameDigestAs fails unless the server (a path; "" for redis-server from
+// PATH) gives got the digest it gives want.
+func sameDigestAs(t *testing.T, server string, got, want []byte) {
+	t.Helper()
+	if server != "" {
+		t.Setenv("REDIS_SERVER", server)
+	}
+	dir := t.TempDir()
+	var digests [2]string
+	for i, b := range [][]byte{got, want} {
+		p := filepath.Join(dir, []string{"got.rdb", "want.rdb"}[i])
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := rdbiotest.Oracle(t, p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		digests[i] = out
+	}
+	if digests[0] != digests[1] {
+		t.Fatalf("output loads as\n%s\nwant\n%s", digests[0], digests[1])
+	}
+}
+
+// TestStreamsToOlderTypes: every corpus stream of a type newer than a
+// target reads converts to the newest type it reads, keeping its entries:
+// redis 7.0 gives the redis-6.2 conversion (type 15) the digest it gives
+// the redis-7.0 one (type 19), and the report names what was lost. (The
+// matrix compares them with the input as a server here loads it.)
+func TestStreamsToOlderTypes(t *testing.T) {
+	seen := 0
+	loads := loaders(t)
+	for _, cf := range small(t) {
+		if !strings.Contains(cf.Fields["features"], "stream") || cf.CorruptByDesign() {
+			continue
+		}
+		var outs []string
+		for _, target := range []string{"redis-7.0", "redis-6.2"} {
+			out, rep, err := convertTo(t, cf.Path, target, dropAll())
+			if err != nil {
+				t.Fatalf("%s for %s: %v", cf.Name, target, err)
+			}
+			for _, it := range rep.Items {
+				if it.Action == Reencoded && strings.HasPrefix(it.Kind, "stream") {
+					seen++
+					if target == "redis-6.2" && !strings.Contains(it.Lost, "entries-added") {
+						t.Errorf("%s: %s: lost %q", cf.Name, it.Kind, it.Lost)
+					}
+				}
+			}
+			outs = append(outs, out)
+		}
+		a, aerr := rdbiotest.Digest(t, outs[0])
+		b, berr := rdbiotest.Digest(t, outs[1])
+		if aerr != nil && len(loads[cf.Name]) == 0 {
+			t.Logf("%s: no server loads it (%v)", cf.Name, aerr)
+			continue
+		}
+		if aerr != nil || berr != nil || a != b {
+			t.Errorf("%s: redis 7.0 loads the redis-7.0 conversion as %q (%v), the redis-6.2 one as %q (%v)", cf.Name, a, aerr, b, berr)
+		}
+	}
+	if seen == 0 {
+		t.Skip("no corpus file holds a stream newer than redis 6.2 reads")
+	}
+}
