@@ -8,7 +8,8 @@ import (
 
 // Node is one quicklist node string of a list value (types 10, 14, 18).
 // Its bytes are not sent to the sink: the caller writes Raw and then the
-// payload (Data, or CopyNodeData), changed or not.
+// payload (Data, or CopyNodeData), changed or not, or the decoded payload
+// (CopyNodeDecoded).
 type Node struct {
 	Offset    int64  // offset of the node's first byte
 	Container uint64 // type 18: 1 PLAIN, 2 PACKED; 0 for types 10 and 14
@@ -129,6 +130,111 @@ func (r *Reader) dataLeft() uint64 {
 func (r *Reader) CopyNodeData(w io.Writer) error {
 	n := r.dataLeft()
 	return r.divert(w, "list node", func() error { return r.in.skip(n) })
+}
+
+// CopyNodeDecoded streams the decoded payload of the last node returned by
+// NextNode, when it was too large to capture (Data == nil), to w, and
+// returns the number of bytes written (ULen). A raw payload is copied as
+// stored; an LZF payload is decoded as it is read (LZFReader), so memory
+// stays bounded whatever the node's size. The payload bytes are
+// checksummed, not passed to the sink. It fails with an *Error naming the
+// input offset when the input ends inside the payload or an LZF payload
+// does not decode to exactly ULen bytes (ErrCorrupt), and, consuming
+// nothing, when the payload is stored otherwise (ErrUnsupported: use
+// CopyNodeData). Call it at most once per node, instead of CopyNodeData.
+func (r *Reader) CopyNodeDecoded(w io.Writer) (int64, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	if r.state != inList || r.pending == 0 {
+		return 0, errors.New("rdb: CopyNodeDecoded called without a node payload left to read")
+	}
+	n := &r.node
+	if n.Enc != EncRaw && n.Enc != EncLZF {
+		return 0, fmt.Errorf("rdb: offset %d: list node stored as %v, not decoded as a stream: %w", n.Offset, n.Enc, ErrUnsupported)
+	}
+	size := r.dataLeft()
+	cw := &countWriter{w: w}
+	if n.Enc == EncRaw {
+		// The input hands the bytes to w itself (a failure of w is a
+		// sinkError there).
+		err := r.divert(cw, "list node", func() error { return r.in.skip(size) })
+		return cw.n, err
+	}
+	err := r.divert(nil, "list node", func() error {
+		z := NewLZFReader(&payloadReader{in: r.in, left: size}, int64(n.ULen))
+		if _, err := io.Copy(sinkWriter{cw}, z); err != nil {
+			var se *sinkError
+			if errors.As(err, &se) || !errors.Is(err, ErrLZFCorrupt) {
+				return err
+			}
+			return fmt.Errorf("%w: LZF node of %d bytes does not decode to %d: %w", ErrCorrupt, size, n.ULen, err)
+		}
+		if uint64(cw.n) != n.ULen {
+			return fmt.Errorf("%w: LZF node decodes to %d bytes, not %d", ErrCorrupt, cw.n, n.ULen)
+		}
+		return nil
+	})
+	return cw.n, err
+}
+
+// payloadReader reads the next left bytes of the input, which it consumes
+// (they reach the input's current sink and checksum as any consumed byte).
+type payloadReader struct {
+	in   *input
+	left uint64
+}
+
+func (p *payloadReader) Read(b []byte) (int, error) {
+	if p.left == 0 {
+		return 0, io.EOF
+	}
+	if p.in.pos == p.in.end {
+		if err := p.in.fill(1); err != nil {
+			return 0, err
+		}
+	}
+	k := min(uint64(len(b)), uint64(p.in.end-p.in.pos), p.left)
+	copy(b, p.in.buf[p.in.pos:p.in.pos+int(k)])
+	p.in.pos += int(k)
+	p.left -= k
+	return int(k), nil
+}
+
+func (p *payloadReader) ReadByte() (byte, error) {
+	if p.left == 0 {
+		return 0, io.EOF
+	}
+	b, err := p.in.byte()
+	if err != nil {
+		return 0, err
+	}
+	p.left--
+	return b, nil
+}
+
+// countWriter counts the bytes written to w.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// sinkWriter marks the failures of w as the caller's (sinkError), not the
+// input's.
+type sinkWriter struct{ w io.Writer }
+
+func (s sinkWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil {
+		err = &sinkError{err}
+	}
+	return n, err
 }
 
 // appender is a sink that appends to a byte slice.

@@ -115,6 +115,32 @@ func (g *gate) replaced(b []byte, to int64) error {
 	return nil
 }
 
+// streamed is replaced for a part of a value re-encoded as a stream (a
+// PLAIN list node over the cap): it writes what is held, then head, then
+// what body writes to the output (body reads the input bytes that go
+// around the gate: what it consumes must not reach the gate), then tail,
+// and goes on after the input bytes consumed so far, at end() (the
+// Reader's offset).
+func (g *gate) streamed(head []byte, body func(io.Writer) error, tail []byte, end func() int64) error {
+	if err := g.commitAll(); err != nil {
+		return err
+	}
+	if _, err := g.out.Write(head); err != nil {
+		return err
+	}
+	if err := body(g.out); err != nil {
+		return err
+	}
+	if len(g.held) > 0 {
+		return fmt.Errorf("convert: %d input bytes reached the gate while a value part from offset %d was streamed", len(g.held), g.heldAt)
+	}
+	if _, err := g.out.Write(tail); err != nil {
+		return err
+	}
+	g.heldAt = end()
+	return nil
+}
+
 // through is a writer for a value's bytes, as stored, which the Reader
 // sends around the sink: it commits what is held (the key before the
 // value) first, and counts the bytes as passed.

@@ -1,9 +1,11 @@
 package convert
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/rdbz/rdbz/rdbio"
 )
@@ -145,9 +147,13 @@ func plainSet(from rdbio.Blob, blob []byte, capBytes int) ([]byte, error) {
 }
 
 // listToZiplists writes a quicklist 2 (type 18) as a quicklist of ziplists
-// (type 14), for redis ≤ 6.2: node by node, each listpack (or PLAIN
-// node's element) re-encoded as one ziplist within the cap. The count of
-// nodes stays; the type byte is replaced.
+// (type 14), for redis ≤ 6.2, node by node. A PLAIN node (one element)
+// of over 20 bytes becomes a one-entry ziplist whose element streams
+// (plainNode): a node over the cap is converted too, its element never
+// held. Other nodes are re-encoded within the cap
+// (nodeZiplist): a PACKED node (a listpack) over the cap is refused with
+// ErrTooLarge, naming its offset and key, as re-encoding its entries would
+// mean holding it. The count of nodes stays; the type byte is replaced.
 func (c *converter) listToZiplists(rec *rdbio.Record, name string) error {
 	capBytes := c.cap
 	c.g.cutOut(rec.Offset, rec.Offset+1, []byte{rdbio.TypeListQuicklist})
@@ -168,6 +174,12 @@ func (c *converter) listToZiplists(rec *rdbio.Record, name string) error {
 		if err != nil {
 			return err
 		}
+		if streamsPlain(n) {
+			if err := c.plainNode(n); err != nil {
+				return fmt.Errorf("offset %d, key %q: PLAIN list node of %d bytes as a ziplist: %w", n.Offset, rec.Key, n.ULen, err)
+			}
+			continue
+		}
 		zl, err := c.nodeZiplist(n, capBytes)
 		if err != nil {
 			return fmt.Errorf("offset %d, key %q: %w", n.Offset, rec.Key, err)
@@ -178,10 +190,61 @@ func (c *converter) listToZiplists(rec *rdbio.Record, name string) error {
 	}
 }
 
-// nodeZiplist re-encodes one quicklist 2 node as a ziplist.
+// streamsPlain reports whether n is a PLAIN node that plainNode writes: its
+// element, stored raw or LZF-compressed, is over 20 bytes (a shorter one
+// may read as an integer, which a ziplist stores otherwise: ZiplistWriter).
+func streamsPlain(n *rdbio.Node) bool {
+	return n.Container == 1 && (n.Enc == rdbio.EncRaw || n.Enc == rdbio.EncLZF) && n.ULen > 20
+}
+
+// plainNode writes the PLAIN node n (streamsPlain) as an RDB string holding
+// a ziplist of its one element: the string's header with the ziplist's
+// length, the ziplist head (rdbio.SingleEntryFrame), the element's decoded
+// bytes and the ziplist tail. The element streams from Data when it was
+// captured, else from the input (Reader.CopyNodeDecoded); an LZF payload
+// is decoded as a stream. Memory stays bounded (an LZF window and buffers),
+// whatever the element's size. The payload must decode to exactly ULen
+// bytes (else ErrCorrupt).
+func (c *converter) plainNode(n *rdbio.Node) error {
+	head, tail, err := rdbio.SingleEntryFrame(rdbio.BlobZiplist, n.ULen)
+	if err != nil {
+		return err
+	}
+	size := uint64(len(head)) + n.ULen + uint64(len(tail))
+	head = append(rdbio.AppendStringHead(nil, rdbio.EncRaw, 0, size, 0), head...)
+	body := func(w io.Writer) error {
+		if n.Data == nil {
+			_, err := c.r.CopyNodeDecoded(w)
+			return err
+		}
+		if n.Enc == rdbio.EncRaw {
+			_, err := w.Write(n.Data)
+			return err
+		}
+		z := rdbio.NewLZFReader(bytes.NewReader(n.Data), int64(n.ULen))
+		got, err := io.Copy(w, z)
+		if errors.Is(err, rdbio.ErrLZFCorrupt) {
+			return fmt.Errorf("%w: LZF node of %d bytes does not decode to %d: %w", rdbio.ErrCorrupt, len(n.Data), n.ULen, err)
+		}
+		if err == nil && uint64(got) != n.ULen {
+			err = fmt.Errorf("%w: LZF node decodes to %d bytes, not %d", rdbio.ErrCorrupt, got, n.ULen)
+		}
+		return err
+	}
+	return c.g.streamed(head, body, tail, c.r.Offset)
+}
+
+// nodeZiplist re-encodes one quicklist 2 node held within the cap as a
+// ziplist: a PACKED node's listpack entry by entry, a PLAIN node's
+// element (one not streamsPlain: integer-encoded, or of at most 20 bytes)
+// through the ZiplistWriter. A node over the cap (Data nil) is refused.
 func (c *converter) nodeZiplist(n *rdbio.Node, capBytes int) ([]byte, error) {
 	if n.Data == nil {
-		return nil, fmt.Errorf("list node over the cap (%d bytes), not re-encoded: %w", capBytes, rdbio.ErrTooLarge)
+		if n.Container == 1 {
+			return nil, fmt.Errorf("PLAIN list node of %d bytes over the cap (%d bytes), stored as %v, not re-encoded: %w", n.Size, capBytes, n.Enc, rdbio.ErrTooLarge)
+		}
+		return nil, fmt.Errorf("PACKED list node (a listpack) of %d bytes over the cap (%d bytes), not re-encoded (its entries cannot be re-encoded without holding it; --cap raises the cap): %w",
+			n.Size, capBytes, rdbio.ErrTooLarge)
 	}
 	data := n.Data
 	switch n.Enc {
@@ -192,6 +255,12 @@ func (c *converter) nodeZiplist(n *rdbio.Node, capBytes int) ([]byte, error) {
 			return nil, err
 		}
 		c.blob, data = b, b
+	case rdbio.EncInt:
+		if n.Container != 1 {
+			return nil, fmt.Errorf("PACKED list node stored as an integer: %w", rdbio.ErrCorrupt)
+		}
+		c.blob = strconv.AppendInt(c.blob[:0], rdbio.IntValue(n.Data), 10)
+		data = c.blob
 	default:
 		return nil, fmt.Errorf("list node stored as %v: %w", n.Enc, rdbio.ErrCorrupt)
 	}
