@@ -3,6 +3,7 @@ package convert
 import (
 	"encoding/binary"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/rdbz/rdbz/rdbio"
@@ -38,13 +39,15 @@ func (c *converter) streamAs(rec *rdbio.Record, name string, to byte) error {
 }
 
 // expiringType is the type expiringAs writes a value of the type named
-// name as for the target: a redis hash with field expiry (type 24) where
-// the target reads it, else a plain hash or set.
+// name as for the target: the first it reads of Dragonfly's hash (or
+// set) with expiry, redis's hash with field expiry (type 24), a plain
+// hash (or set).
 func (c *converter) expiringType(name string) (byte, bool) {
-	for _, t := range []byte{rdbio.TypeHashMetadata, rdbio.TypeHash} {
-		if name == "set-with-expiry" {
-			t = rdbio.TypeSet
-		}
+	types := []byte{rdbio.TypeDflyHashExpiry, rdbio.TypeHashMetadata, rdbio.TypeHash}
+	if name == "set-with-expiry" {
+		types = []byte{rdbio.TypeDflySetExpiry, rdbio.TypeSet}
+	}
+	for _, t := range types {
 		if c.target.ReadsType(t, c.r.TypeName(t)) {
 			return t, true
 		}
@@ -101,8 +104,11 @@ func (c *converter) expiringAs(rec *rdbio.Record, name string, to byte) error {
 	out = appendExpiring(out, to, fields, arena)
 	c.rep.Keys++
 	lost := ""
-	if to != rdbio.TypeHashMetadata {
+	switch to {
+	case rdbio.TypeHash, rdbio.TypeSet:
 		lost = "per-field TTLs (the fields stay, without expiry; fields already expired are left out)"
+	case rdbio.TypeDflyHashExpiry, rdbio.TypeDflySetExpiry:
+		lost = "the milliseconds of per-field TTLs (Dragonfly keeps seconds: rounded up)"
 	}
 	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset, fmt.Sprintf("as %s (type %d)", c.r.TypeName(to), to), lost)
 	c.g.cutOut(rec.Offset, c.r.Offset(), out)
@@ -117,7 +123,7 @@ type expiring struct {
 }
 
 // appendExpiring appends the value of type to holding fields, whose bytes
-// are in arena in turn (rdb-format.md §4: types 2, 4 and 24).
+// are in arena in turn (rdb-format.md §4: types 2, 4 and 24; §6: 31, 32).
 func appendExpiring(out []byte, to byte, fields []expiring, arena []byte) []byte {
 	var least int64
 	if to == rdbio.TypeHashMetadata {
@@ -138,8 +144,15 @@ func appendExpiring(out []byte, to byte, fields []expiring, arena []byte) []byte
 			out = rdbio.AppendLen(out, ttl)
 		}
 		out = appendRaw(out, arena[:f.f])
-		if to != rdbio.TypeSet {
+		if to != rdbio.TypeSet && to != rdbio.TypeDflySetExpiry {
 			out = appendRaw(out, arena[f.f:f.f+f.v])
+		}
+		if to == rdbio.TypeDflyHashExpiry || to == rdbio.TypeDflySetExpiry {
+			sec := int64(-1) // none
+			if f.exp != 0 {
+				sec = (f.exp + 999) / 1000
+			}
+			out = appendRaw(out, strconv.AppendInt(nil, sec, 10))
 		}
 		arena = arena[f.f+f.v:]
 	}

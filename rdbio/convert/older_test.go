@@ -66,7 +66,16 @@ func expiringFile(t *testing.T) []byte {
 		put(rdbio.TypeHashListpackEx)
 		str("h25")
 		put(le64(past)...)
-		str(string(rdbiotest.ListpackOf("x", "9", "1000", "y", "8", "0", "z", "7", "4000000000000")))
+		lp := rdbio.NewListpackWriter(1 << 20)
+		for _, e := range []struct {
+			f, v string
+			ttl  int64
+		}{{"x", "9", past}, {"z", "7", future}, {"y", "8", 0}} { // by TTL, none last, as redis keeps them
+			if lp.AppendString([]byte(e.f)) != nil || lp.AppendString([]byte(e.v)) != nil || lp.AppendInt(e.ttl) != nil {
+				t.Fatal("listpack")
+			}
+		}
+		str(string(lp.Bytes()))
 		put(rdbio.OpExpireMs)
 		put(le64(future)...)
 		put(rdbio.TypeHashMetadata)
@@ -256,4 +265,29 @@ func TestStreamsToOlderTypes(t *testing.T) {
 	if seen == 0 {
 		t.Skip("no corpus file holds a stream newer than redis 6.2 reads")
 	}
+}
+
+// TestFieldExpiryThroughDragonfly: hashes with field expiry become
+// Dragonfly's hashes with expiry (type 31, TTLs in seconds) for Dragonfly,
+// and those become redis hashes with field expiry again for redis 7.4,
+// which gives the result the digest it gives the input (its TTLs are
+// whole seconds; the fields that had expired it drops while loading, as
+// convert leaves them out).
+func TestFieldExpiryThroughDragonfly(t *testing.T) {
+	in := expiringFile(t)
+	var df, back bytes.Buffer
+	rep, err := Convert(t.Context(), &df, bytes.NewReader(in), Options{Target: "dragonfly"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(records(t, df.Bytes()), " "); got != "selectdb key:h24:hash-with-expiry key:h25:hash-with-expiry key:s:string eof" {
+		t.Fatalf("for dragonfly: %s (%+v)", got, rep.Items)
+	}
+	if _, err := Convert(t.Context(), &back, bytes.NewReader(df.Bytes()), Options{Target: "redis-7.4"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(records(t, back.Bytes()), " "); got != "selectdb key:h24:hash-metadata key:h25:hash-metadata key:s:string eof" {
+		t.Fatalf("back for redis-7.4: %s", got)
+	}
+	sameDigestAs(t, rdbiotest.ServerBinary(t, "redis-server-7.4.1"), back.Bytes(), in)
 }
