@@ -18,8 +18,10 @@ type Compat struct {
 	// loading it anyway (not Fatal); empty when it loads everything.
 	Causes []Cause `json:"causes"`
 	// Fix is the command that makes the file load on the server without
-	// losing data ("rdbz convert --target NAME"), when it does not load and
-	// every fatal cause is one rdbz convert rewrites; "" otherwise.
+	// losing data ("rdbz convert --target NAME"), when it does not load,
+	// every fatal cause is one rdbz convert rewrites and the server would
+	// skip no module data while loading (convert refuses to lose it unless
+	// --drop names it); "" otherwise.
 	Fix string `json:"fix,omitempty"`
 }
 
@@ -39,6 +41,9 @@ type Cause struct {
 	Offset int64 `json:"offset"`
 	// convertible: rdbz convert rewrites it without losing data.
 	convertible bool
+	// skipped: data the server skips while loading (not Fatal), which
+	// rdbz convert refuses unless --drop names it.
+	skipped bool
 }
 
 type serverKind uint8
@@ -151,6 +156,12 @@ var dragonflyTypes = map[string]bool{"json": true, "hash-with-expiry": true, "se
 var dragonflyRedisTypes = map[byte]bool{0: true, 2: true, 3: true, 4: true, 5: true, 7: true, 11: true,
 	12: true, 13: true, 14: true, 15: true, 16: true, 17: true, 18: true, 19: true, 20: true, 21: true}
 
+// dragonflyUpgrades are the Redis types Dragonfly does not read that rdbz
+// convert rewrites as newer ones it reads, without losing data (within
+// --cap: rdbio/convert upgrade.go): a linked list (1) as a quicklist 2, a
+// zipmap (9) as a listpack hash, a ziplist list (10) as a quicklist.
+var dragonflyUpgrades = map[byte]bool{rdbio.TypeList: true, rdbio.TypeHashZipmap: true, rdbio.TypeListZiplist: true}
+
 // typeOK reports whether s reads a value of type t named name.
 func (s server) typeOK(t byte, name string) bool {
 	switch {
@@ -186,6 +197,9 @@ func (s server) reencodes(t byte, name string) bool {
 		return reads(rdbio.TypeSet)
 	case rdbio.HasFieldExpiry(name):
 		return reads(rdbio.TypeHash)
+	}
+	if s.kind == kindDragonfly && dragonflyUpgrades[t] {
+		return true
 	}
 	switch t {
 	case rdbio.TypeHashListpack:
@@ -309,7 +323,9 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 		}
 		for _, name := range slices.Sorted(maps.Keys(c.modules)) {
 			if msg, fatal := srv.moduleCause(name); msg != "" {
-				v.Causes = append(v.Causes, c.modules[name].cause(msg, fatal))
+				cs := c.modules[name].cause(msg, fatal)
+				cs.skipped = !fatal
+				v.Causes = append(v.Causes, cs)
 			}
 		}
 		ops := make([]int, 0, len(c.ops))
@@ -321,6 +337,7 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 			if msg, fatal := srv.opCause(byte(op), h.Valkey); msg != "" {
 				cs := c.ops[byte(op)].cause(msg, fatal)
 				cs.convertible = op == rdbio.OpExpireSec // written in ms
+				cs.skipped = !fatal
 				v.Causes = append(v.Causes, cs)
 			}
 		}
@@ -334,7 +351,7 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 		fixable := true
 		for _, cs := range v.Causes {
 			v.Loads = v.Loads && !cs.Fatal
-			fixable = fixable && (!cs.Fatal || cs.convertible)
+			fixable = fixable && (!cs.Fatal || cs.convertible) && !cs.skipped
 		}
 		if !v.Loads && fixable {
 			v.Fix = "rdbz convert --target " + srv.name

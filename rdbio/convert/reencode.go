@@ -31,6 +31,9 @@ var blobConversions = map[byte]blobConversion{
 // reencode converts rec's value when a conversion exists whose types the
 // target reads; it reports false (nothing read) when none does.
 func (c *converter) reencode(rec *rdbio.Record, name string) (bool, error) {
+	if done, err := c.upgrade(rec, name); done || err != nil {
+		return done, err
+	}
 	if rdbio.IsStream(rec.Type) {
 		to, ok := c.olderStream(rec.Type)
 		if !ok {
