@@ -3,7 +3,6 @@ package convert
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
@@ -39,21 +38,21 @@ func TestReencodedKeysKeepTheirData(t *testing.T) {
 			t.Errorf("no %s re-encoded: %+v", k, rep.Items)
 		}
 	}
-	before, err := rdbiotest.Oracle(t, in, "--keys")
+	before, err := rdbiotest.Judge(t, "", in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := rdbiotest.Oracle(t, out, "--keys")
+	after, err := rdbiotest.Judge(t, "", out)
 	if err != nil {
 		t.Fatalf("redis 7.0 refuses the output: %v", err)
 	}
 	form := keyForm(t, in)
 	had := map[string]bool{}
-	for _, l := range strings.Split(before, "\n") {
+	for _, l := range before.Keys {
 		had[form(l)] = true
 	}
 	kept := 0
-	for _, l := range strings.Split(strings.TrimSpace(after), "\n") {
+	for _, l := range after.Keys {
 		if !had[form(l)] {
 			t.Errorf("key line %q is not one of the input's", l)
 		}

@@ -36,6 +36,7 @@ type KeyMemory struct {
 func MemoryUsage(t testing.TB, path string, top int) (*Memory, error) {
 	t.Helper()
 	bin := sharedBinary(t, "MemoryUsage")
+	judge := judgeFor(bin)
 	judge.mu.Lock()
 	defer judge.mu.Unlock()
 	emptyFile := filepath.Join(t.TempDir(), "empty.rdb")

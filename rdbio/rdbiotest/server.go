@@ -2,10 +2,8 @@ package rdbiotest
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -36,28 +34,11 @@ import (
 // Oracle for other servers or options (REDIS_SERVER, RDB_ORACLE_*, --keys).
 func Digest(t testing.TB, path string) (string, error) {
 	t.Helper()
-	if !mainRuns.Load() {
-		t.Fatal("rdbiotest.Digest needs TestMain to run the tests through rdbiotest.Main (it stops the server)")
-	}
-	bin, err := exec.LookPath("redis-server")
+	l, err := Judge(t, "", path)
 	if err != nil {
-		t.Skip("redis-server not installed (apt-get install -y redis-server; .ci/run does it)")
+		return "", err
 	}
-	key, cacheable := cacheKey(path)
-	judge.mu.Lock()
-	defer judge.mu.Unlock()
-	if r, ok := judge.cache[key]; ok && cacheable {
-		return r.out, r.err
-	}
-	out, err := judge.load(bin, path)
-	var refused *OracleError
-	if err != nil && !errors.As(err, &refused) {
-		t.Fatalf("shared redis-server: %v", err)
-	}
-	if cacheable {
-		judge.cache[key] = result{out, err}
-	}
-	return out, err
+	return l.Summary, nil
 }
 
 // Main runs a package's tests (m.Run) and then stops the redis-server
@@ -65,21 +46,11 @@ func Digest(t testing.TB, path string) (string, error) {
 func Main(m *testing.M) int {
 	mainRuns.Store(true)
 	code := m.Run()
-	judge.mu.Lock()
-	judge.stop()
-	judge.mu.Unlock()
+	stopJudges()
 	return code
 }
 
-var (
-	mainRuns atomic.Bool
-	judge    = &sharedServer{cache: map[string]result{}}
-)
-
-type result struct {
-	out string
-	err error
-}
+var mainRuns atomic.Bool
 
 // cacheKey names a file of the shared corpus by path, size and mtime; other
 // files (test outputs) are not cached.
@@ -102,7 +73,7 @@ func cacheKey(path string) (string, bool) {
 // sharedServer is the redis-server of this process; mu guards everything.
 type sharedServer struct {
 	mu     sync.Mutex
-	cache  map[string]result
+	loaded map[string]loadedResult // by cacheKey
 	dir    string
 	cmd    *exec.Cmd
 	exited chan struct{}
@@ -120,12 +91,15 @@ func (s *sharedServer) start(bin string) error {
 	}
 	s.dir = dir
 	sock := filepath.Join(dir, "redis.sock")
-	cmd := exec.Command(bin, "--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
+	args := []string{"--port", "0", "--unixsocket", sock, "--unixsocketperm", "700",
 		"--dir", dir, "--dbfilename", dumpName, "--logfile", filepath.Join(dir, "redis.log"),
 		"--loglevel", "verbose", "--daemonize", "no", "--always-show-logo", "no",
 		"--save", "", "--appendonly", "no", "--databases", "256",
-		"--enable-debug-command", "local", "--enable-module-command", "no",
-		"--sanitize-dump-payload", "yes")
+		"--sanitize-dump-payload", "yes"}
+	if !before7(bin) { // redis 6.2 has neither option (and allows DEBUG)
+		args = append(args, "--enable-debug-command", "local", "--enable-module-command", "no")
+	}
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = childAttr() // killed with the test binary, whatever happens
 	if err := cmd.Start(); err != nil {
@@ -162,6 +136,19 @@ func (s *sharedServer) start(bin string) error {
 	return err
 }
 
+// before7 reports whether bin is a redis server older than 7.0, from
+// what --version prints ("Redis server v=6.2.16 ...").
+func before7(bin string) bool {
+	out, err := exec.Command(bin, "--version").Output()
+	if err != nil {
+		return false
+	}
+	m := versionMajor.FindSubmatch(out)
+	return m != nil && strings.HasPrefix(string(out), "Redis") && string(m[1]) < "7" && len(m[1]) == 1
+}
+
+var versionMajor = regexp.MustCompile(`v=([0-9]+)\.`)
+
 // stop kills the server and removes its folder.
 func (s *sharedServer) stop() {
 	if s.conn != nil {
@@ -196,7 +183,7 @@ func (s *sharedServer) load(bin, path string) (string, error) {
 		return "", err
 	}
 	defer os.Remove(dump)
-	if _, err := s.do(time.Minute, "FUNCTION", "FLUSH"); err != nil {
+	if _, err := s.do(time.Minute, "FUNCTION", "FLUSH"); err != nil && !strings.Contains(err.Error(), "unknown command") {
 		return "", err
 	}
 	logFrom := s.logSize()
@@ -312,40 +299,14 @@ func (e redisError) Error() string { return string(e) }
 // do sends one command and returns its reply: a status, bulk string or
 // integer as text; an error reply as redisError.
 func (s *sharedServer) do(timeout time.Duration, args ...string) (string, error) {
-	s.conn.SetDeadline(time.Now().Add(timeout))
-	bs := make([][]byte, len(args))
-	for i, a := range args {
-		bs[i] = []byte(a)
-	}
-	WriteCommand(s.rw.Writer, bs...)
-	if err := s.rw.Flush(); err != nil {
-		return "", err
-	}
-	line, err := s.rw.ReadString('\n')
+	out, err := s.doArray(timeout, args...)
 	if err != nil {
 		return "", err
 	}
-	line = strings.TrimSuffix(line, "\r\n")
-	if line == "" {
-		return "", errors.New("empty reply")
+	if len(out) != 1 {
+		return "", fmt.Errorf("unexpected reply of %d parts to %v", len(out), args)
 	}
-	switch line[0] {
-	case '+', ':':
-		return line[1:], nil
-	case '-':
-		return "", redisError(line[1:])
-	case '$':
-		n, err := strconv.Atoi(line[1:])
-		if err != nil || n < 0 {
-			return "", fmt.Errorf("bad bulk reply %q", line)
-		}
-		b := make([]byte, n+2)
-		if _, err := io.ReadFull(s.rw, b); err != nil {
-			return "", err
-		}
-		return string(bytes.TrimSuffix(b, []byte("\r\n"))), nil
-	}
-	return "", fmt.Errorf("unexpected reply %q to %v", line, args)
+	return out[0], nil
 }
 
 // Keys is what the shared redis-server holds after loading a file: per db
@@ -362,6 +323,7 @@ type Keys struct {
 func LiveKeys(t testing.TB, path string) (*Keys, error) {
 	t.Helper()
 	bin := sharedBinary(t, "LiveKeys")
+	judge := judgeFor(bin)
 	judge.mu.Lock()
 	defer judge.mu.Unlock()
 	out, err := judge.load(bin, path)
