@@ -80,9 +80,14 @@ type judged struct {
 	*rdbiotest.Loaded
 }
 
-func (j *judged) load(t *testing.T) {
+func (j *judged) load(t *testing.T) { j.judge(t, rdbiotest.Judge) }
+
+// loadKeys is load with the key lines.
+func (j *judged) loadKeys(t *testing.T) { j.judge(t, rdbiotest.JudgeKeys) }
+
+func (j *judged) judge(t *testing.T, judge func(testing.TB, string, string) (*rdbiotest.Loaded, error)) {
 	t.Helper()
-	l, err := rdbiotest.Judge(t, serverBin(t, j.server), j.path)
+	l, err := judge(t, serverBin(t, j.server), j.path)
 	if err != nil {
 		t.Fatalf("%s refuses %s: %v", j.server, filepath.Base(j.path), err)
 	}
@@ -115,6 +120,8 @@ func checkTarget(t *testing.T, src judged, target string, loadsInput bool) strin
 			sameDigest(t, in, got)
 		}
 	} else {
+		src.loadKeys(t)
+		back.loadKeys(t)
 		fewerKeys(t, src, back, dropped, keyForm(t, src.path))
 		if !lostNothing(rep) {
 			status += "; lost in " + lostKinds(rep)

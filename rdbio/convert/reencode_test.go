@@ -38,11 +38,11 @@ func TestReencodedKeysKeepTheirData(t *testing.T) {
 			t.Errorf("no %s re-encoded: %+v", k, rep.Items)
 		}
 	}
-	before, err := rdbiotest.Judge(t, "", in)
+	before, err := rdbiotest.JudgeKeys(t, "", in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := rdbiotest.Judge(t, "", out)
+	after, err := rdbiotest.JudgeKeys(t, "", out)
 	if err != nil {
 		t.Fatalf("redis 7.0 refuses the output: %v", err)
 	}

@@ -15,10 +15,11 @@ import (
 )
 
 // Loaded is what a server holds after loading a file: rdb-oracle's
-// summary (digest, keys, keyspace lines) and a line per key.
+// summary (digest, keys, keyspace lines) and, when asked for, a line per
+// key.
 type Loaded struct {
 	Summary string
-	// Keys are "db key type digest expiry stream-meta" lines, sorted: key
+	// Keys (JudgeKeys) are "db key type digest expiry stream-meta" lines, sorted: key
 	// Go-quoted, digest DEBUG DIGEST-VALUE's, expiry PEXPIRETIME's (on
 	// servers without it, redis 6.2: "ttl" for a key with one, else -1),
 	// stream-meta the SHA1 of XINFO STREAM's reply for a stream, else "-".
@@ -33,6 +34,17 @@ type Loaded struct {
 // Results for unchanged corpus files are cached.
 func Judge(t testing.TB, bin, path string) (*Loaded, error) {
 	t.Helper()
+	return judgeFile(t, bin, path, false)
+}
+
+// JudgeKeys is Judge that also lists the keys (Loaded.Keys).
+func JudgeKeys(t testing.TB, bin, path string) (*Loaded, error) {
+	t.Helper()
+	return judgeFile(t, bin, path, true)
+}
+
+func judgeFile(t testing.TB, bin, path string, keys bool) (*Loaded, error) {
+	t.Helper()
 	if !mainRuns.Load() {
 		t.Fatal("rdbiotest.Judge needs TestMain to run the tests through rdbiotest.Main (it stops the servers)")
 	}
@@ -46,10 +58,10 @@ func Judge(t testing.TB, bin, path string) (*Loaded, error) {
 	key, cacheable := cacheKey(path)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if r, ok := s.loaded[key]; ok && cacheable {
+	if r, ok := s.loaded[key]; ok && cacheable && (r.err != nil || !keys || r.l.Keys != nil) {
 		return r.l, r.err
 	}
-	l, err := s.judge(bin, path)
+	l, err := s.judge(bin, path, keys)
 	var refused *OracleError
 	if err != nil && !errors.As(err, &refused) {
 		t.Fatalf("shared %s: %v", bin, err)
@@ -93,13 +105,13 @@ func stopJudges() {
 	}
 }
 
-// judge loads path and lists its keys.
-func (s *sharedServer) judge(bin, path string) (*Loaded, error) {
+// judge loads path and, with keys, lists its keys.
+func (s *sharedServer) judge(bin, path string, keys bool) (*Loaded, error) {
 	sum, err := s.load(bin, path)
-	if err != nil {
-		return nil, err
+	if err != nil || !keys {
+		return &Loaded{Summary: sum}, err
 	}
-	l := &Loaded{Summary: sum}
+	l := &Loaded{Summary: sum, Keys: []string{}}
 	for _, line := range strings.Split(sum, "\n") {
 		m := dbLine.FindStringSubmatch(line)
 		if m == nil {
