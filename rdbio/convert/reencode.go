@@ -61,15 +61,11 @@ func (c *converter) reencode(rec *rdbio.Record, name string) (bool, error) {
 		}
 	}
 	capBytes := c.cap
-	c.module.Reset(capBytes)
-	if _, err := c.r.CountValue(&c.module); err != nil {
+	value, _, err := c.capture(rec, name)
+	if err != nil {
 		return true, err
 	}
-	if c.module.Over {
-		return true, fmt.Errorf("offset %d, key %q: %s value over the cap (%d bytes), not re-encoded: %w",
-			rec.Offset, rec.Key, name, capBytes, rdbio.ErrTooLarge)
-	}
-	blob, err := rdbio.DecodeValueBlob(c.blob[:0], c.module.Buf, 0, capBytes)
+	blob, err := rdbio.DecodeValueBlob(c.blob[:0], value, 0, capBytes)
 	if err != nil {
 		return true, fmt.Errorf("offset %d, key %q: %w", rec.Offset, rec.Key, err)
 	}
