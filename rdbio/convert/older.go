@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/rdbz/rdbz/rdbio"
 )
@@ -77,7 +78,9 @@ func (c *converter) expiringAs(rec *rdbio.Record, name string, to byte) error {
 		if exp != 0 {
 			ttls++
 		}
-		if len(arena)+len(field)+len(value) > limit {
+		// Each field held costs its bytes and its entry: a hash of
+		// millions of empty fields is bounded too.
+		if len(arena)+len(field)+len(value)+(len(fields)+1)*expiringSize > limit {
 			return fmt.Errorf("%s as %s over %d bytes, not re-encoded: %w", name, c.r.TypeName(to), limit, rdbio.ErrTooLarge)
 		}
 		arena = append(arena, field...)
@@ -121,6 +124,9 @@ type expiring struct {
 	f, v int
 	exp  int64
 }
+
+// expiringSize is what an expiring costs in memory.
+const expiringSize = int(unsafe.Sizeof(expiring{}))
 
 // appendExpiring appends the value of type to holding fields, whose bytes
 // are in arena in turn (rdb-format.md §4: types 2, 4 and 24; §6: 31, 32).

@@ -3,6 +3,7 @@ package convert
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -290,4 +291,25 @@ func TestFieldExpiryThroughDragonfly(t *testing.T) {
 		t.Fatalf("back for redis-7.4: %s", got)
 	}
 	sameDigestAs(t, rdbiotest.ServerBinary(t, "redis-server-7.4.1"), back.Bytes(), in)
+}
+
+// TestFieldExpiryHeldWithinTheCap: a hash with field expiry of many empty
+// fields is held within the cap, fields counted with their cost, not
+// only their bytes: converting it for redis 7.0 with a 64 KiB cap is
+// refused as too large, naming the key, instead of growing.
+func TestFieldExpiryHeldWithinTheCap(t *testing.T) {
+	in := rdbFile(t, "REDIS0012", 12, false, func(w *rdbio.Writer, put func(...byte), str func(string)) {
+		put(rdbio.TypeHashMetadata)
+		str("many")
+		put(le64(0)...)
+		put(lenOf(200000)...)
+		for range 200000 {
+			put(0, 0, 0) // no TTL, empty field, empty value
+		}
+	})
+	var out bytes.Buffer
+	_, err := Convert(t.Context(), &out, bytes.NewReader(in), Options{Target: "redis-7.0", Cap: 64 << 10})
+	if !errors.Is(err, rdbio.ErrTooLarge) || !strings.Contains(err.Error(), `key "many"`) {
+		t.Fatalf("got %v, want ErrTooLarge naming the key", err)
+	}
 }

@@ -120,29 +120,28 @@ func rawString(b []byte) []byte {
 }
 
 // plainSet is a set's members as a plain set value (type 2): the count,
-// then each member as a string. It is bounded by the blob (within the
-// cap), whose members it holds.
+// then each member as a string, at most twice the cap. It walks the blob
+// twice, counting the members first, so that nothing but the output is
+// held beside it.
 func plainSet(from rdbio.Blob, blob []byte, capBytes int) ([]byte, error) {
-	var members [][]byte
+	n := uint64(0)
+	if err := rdbio.Entries(from, blob, func(rdbio.Entry) error { n++; return nil }); err != nil {
+		return nil, err
+	}
+	out := rdbio.AppendLen(nil, n)
+	var digits [24]byte
 	err := rdbio.Entries(from, blob, func(e rdbio.Entry) error {
+		m := e.Str
 		if e.IsInt {
-			members = append(members, fmt.Appendf(nil, "%d", e.Int))
-		} else {
-			members = append(members, append([]byte(nil), e.Str...))
+			m = strconv.AppendInt(digits[:0], e.Int, 10)
+		}
+		out = appendRaw(out, m)
+		if len(out) > 2*capBytes {
+			return fmt.Errorf("plain set over %d bytes: %w", 2*capBytes, rdbio.ErrTooLarge)
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	out := rdbio.AppendLen(nil, uint64(len(members)))
-	for _, m := range members {
-		out = append(rdbio.AppendStringHead(out, rdbio.EncRaw, 0, uint64(len(m)), 0), m...)
-		if len(out) > 2*capBytes {
-			return nil, fmt.Errorf("plain set over %d bytes: %w", 2*capBytes, rdbio.ErrTooLarge)
-		}
-	}
-	return out, nil
+	return out, err
 }
 
 // listToZiplists writes a quicklist 2 (type 18) as a quicklist of ziplists
