@@ -133,13 +133,19 @@ func printConvert(c *cli.Context, rep *convert.Report, w io.Writer) error {
 
 // summaryConvert is the one-line summary of a conversion.
 func summaryConvert(rep *convert.Report) string {
-	var dropped int64
+	var dropped, reencoded int64
 	for _, it := range rep.Items {
-		if it.Action == convert.Dropped {
+		switch it.Action {
+		case convert.Dropped:
 			dropped += it.Count
+		case convert.Reencoded:
+			if it.FirstKey != nil {
+				reencoded += it.Count
+			}
 		}
 	}
-	line := fmt.Sprintf("convert: %s -> %s for %s: %d keys kept, %d keys or records dropped", rep.From, rep.To, rep.Target, rep.Keys, dropped)
+	line := fmt.Sprintf("convert: %s -> %s for %s: %d keys kept (%d re-encoded), %d keys or records dropped",
+		rep.From, rep.To, rep.Target, rep.Keys, reencoded, dropped)
 	if rep.Decoded {
 		line += "; rdbz-compressed list nodes decoded"
 	}

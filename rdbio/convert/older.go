@@ -3,6 +3,7 @@ package convert
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 	"unsafe"
@@ -102,6 +103,9 @@ func (c *converter) expiringAs(rec *rdbio.Record, name string, to byte) error {
 		c.g.cutOut(from, c.r.Offset(), nil)
 		return c.g.skipTo(c.r.Offset())
 	}
+	if to == rdbio.TypeHashMetadata && slices.ContainsFunc(fields, func(f expiring) bool { return f.exp > maxFieldExpiry }) {
+		to = rdbio.TypeHash // redis refuses a file with a field expiry past its limit
+	}
 	out := rdbio.AppendStringHead([]byte{to}, rdbio.EncRaw, 0, uint64(len(rec.Key)), 0)
 	out = append(out, rec.Key...)
 	out = appendExpiring(out, to, fields, arena)
@@ -124,6 +128,11 @@ type expiring struct {
 	f, v int
 	exp  int64
 }
+
+// maxFieldExpiry is the latest field expiry redis keeps (Unix ms,
+// EB_EXPIRE_TIME_MAX: 2^48 - 1); a Valkey or Dragonfly file may hold later
+// ones, which become no expiry (a plain hash).
+const maxFieldExpiry = 1<<48 - 1
 
 // expiringSize is what an expiring costs in memory.
 const expiringSize = int(unsafe.Sizeof(expiring{}))

@@ -313,3 +313,25 @@ func TestFieldExpiryHeldWithinTheCap(t *testing.T) {
 		t.Fatalf("got %v, want ErrTooLarge naming the key", err)
 	}
 }
+
+// TestFieldExpiryPastRedisLimit: a Valkey field expiry later than redis
+// keeps (2^48 - 1 ms) would make redis 7.4 refuse the file as type 24:
+// that hash becomes a plain hash.
+func TestFieldExpiryPastRedisLimit(t *testing.T) {
+	in := rdbFile(t, "VALKEY080", 80, true, func(w *rdbio.Writer, put func(...byte), str func(string)) {
+		put(rdbio.TypeHashMetaPreGA)
+		str("far")
+		put(lenOf(1)...)
+		str("f")
+		str("v")
+		put(le64(1 << 50)...)
+	})
+	var out bytes.Buffer
+	rep, err := Convert(t.Context(), &out, bytes.NewReader(in), Options{Target: "redis-7.4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(records(t, out.Bytes()), " "); got != "selectdb key:far:hash eof" || rep.Lossless() {
+		t.Fatalf("%s, %+v", got, rep.Items)
+	}
+}
