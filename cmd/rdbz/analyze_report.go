@@ -236,7 +236,9 @@ func printCompat(w io.Writer, verdicts []analyze.Compat) {
 			if len(causes) == 0 {
 				causes = append(causes, "-")
 			}
-			if v.Fix != "" {
+			if v.Fix != "" && v.FixLoses != "" {
+				causes = append(causes, "fix: "+v.Fix+" (loses "+v.FixLoses+")")
+			} else if v.Fix != "" {
 				causes = append(causes, "fix: "+v.Fix)
 			}
 			for i, cs := range causes {

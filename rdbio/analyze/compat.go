@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/rdbz/rdbz/rdbio"
@@ -17,12 +18,16 @@ type Compat struct {
 	// Causes lists why it refuses the file (Fatal) and what it drops while
 	// loading it anyway (not Fatal); empty when it loads everything.
 	Causes []Cause `json:"causes"`
-	// Fix is the command that makes the file load on the server without
-	// losing data ("rdbz convert --target NAME"), when it does not load,
+	// Fix is the command that makes the file load on the server ("rdbz
+	// convert --target NAME") without dropping keys or records, when it
+	// does not load,
 	// every fatal cause is one rdbz convert rewrites and the server would
 	// skip no module data while loading (convert refuses to lose it unless
 	// --drop names it); "" otherwise.
 	Fix string `json:"fix,omitempty"`
+	// FixLoses says what the Fix loses that the server has no place for
+	// (stream metadata, field TTLs); "" for nothing.
+	FixLoses string `json:"fix_loses,omitempty"`
 }
 
 // Cause is one reason a server refuses a file or drops part of it.
@@ -39,8 +44,10 @@ type Cause struct {
 	// Offset is the byte offset of the first record concerned (-1 for a
 	// cause about the whole file).
 	Offset int64 `json:"offset"`
-	// convertible: rdbz convert rewrites it without losing data.
+	// convertible: rdbz convert rewrites it, losing only loses ("" for
+	// nothing).
 	convertible bool
+	loses       string
 	// skipped: data the server skips while loading (not Fatal), which
 	// rdbz convert refuses unless --drop names it.
 	skipped bool
@@ -180,8 +187,9 @@ func (s server) typeOK(t byte, name string) bool {
 // reencodes reports whether rdbz convert rewrites a value of type t (named
 // name), which s does not read, as one of a type s reads
 // (rdbio/convert's re-encodings, docs/convert.md): element by element, or
-// losing only what s has no place for (stream metadata, field TTLs).
-func (s server) reencodes(t byte, name string) bool {
+// losing what s has no place for, which loses names (stream metadata,
+// field TTLs).
+func (s server) reencodes(t byte, name string) (ok bool, loses string) {
 	reads := func(types ...byte) bool {
 		for _, t := range types {
 			if !s.typeOK(t, "") {
@@ -192,26 +200,35 @@ func (s server) reencodes(t byte, name string) bool {
 	}
 	switch {
 	case rdbio.IsStream(t):
-		return reads(rdbio.TypeStreamListpacks)
+		for _, older := range slices.Backward(rdbio.StreamTypes) {
+			if older < t && reads(older) {
+				return true, rdbio.StreamFieldsLost(t, older)
+			}
+		}
+		return false, ""
+	case rdbio.HasFieldExpiry(name) && s.kind == kindDragonfly:
+		return true, "the milliseconds of field TTLs"
 	case name == "set-with-expiry":
-		return reads(rdbio.TypeSet)
+		return reads(rdbio.TypeSet), "per-member TTLs"
+	case rdbio.HasFieldExpiry(name) && reads(rdbio.TypeHashMetadata):
+		return true, ""
 	case rdbio.HasFieldExpiry(name):
-		return reads(rdbio.TypeHash)
+		return reads(rdbio.TypeHash), "per-field TTLs"
 	}
 	if s.kind == kindDragonfly && dragonflyUpgrades[t] {
-		return true
+		return true, ""
 	}
 	switch t {
 	case rdbio.TypeHashListpack:
-		return reads(rdbio.TypeHashZiplist)
+		return reads(rdbio.TypeHashZiplist), ""
 	case rdbio.TypeZsetListpack:
-		return reads(rdbio.TypeZsetZiplist)
+		return reads(rdbio.TypeZsetZiplist), ""
 	case rdbio.TypeListQuicklist2:
-		return reads(rdbio.TypeListQuicklist)
+		return reads(rdbio.TypeListQuicklist), ""
 	case rdbio.TypeSetListpack:
-		return name == "set-listpack" && reads(rdbio.TypeSetIntset, rdbio.TypeSet)
+		return name == "set-listpack" && reads(rdbio.TypeSetIntset, rdbio.TypeSet), ""
 	}
-	return false
+	return false, ""
 }
 
 // versionCause is why s refuses the magic, or "".
@@ -317,7 +334,7 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 			u := c.types[name]
 			if !srv.typeOK(u.typ, name) {
 				cs := u.cause(fmt.Sprintf("value type %d (%s)", u.typ, name), true)
-				cs.convertible = srv.reencodes(u.typ, name)
+				cs.convertible, cs.loses = srv.reencodes(u.typ, name)
 				v.Causes = append(v.Causes, cs)
 			}
 		}
@@ -349,12 +366,17 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 		}
 		v.Loads = true
 		fixable := true
+		var loses []string
 		for _, cs := range v.Causes {
 			v.Loads = v.Loads && !cs.Fatal
 			fixable = fixable && (!cs.Fatal || cs.convertible) && !cs.skipped
+			if cs.loses != "" && !slices.Contains(loses, cs.loses) {
+				loses = append(loses, cs.loses)
+			}
 		}
 		if !v.Loads && fixable {
 			v.Fix = "rdbz convert --target " + srv.name
+			v.FixLoses = strings.Join(loses, "; ")
 		}
 		out = append(out, v)
 	}

@@ -31,7 +31,8 @@ func analyzeBytes(t *testing.T, b []byte) map[string]analyze.Compat {
 
 // TestConvertAgreesWithAnalyze: on every corpus file and for every target
 // (Dragonfly and the servers not here included), where analyze names
-// convert as the fix, convert succeeds without a drop; and whatever convert
+// convert as the fix, convert succeeds without a drop, and its report says
+// something was lost exactly where the fix says it loses something; and whatever convert
 // writes (dropping what it must), analyze says the target loads — the
 // check of the targets no server here judges.
 func TestConvertAgreesWithAnalyze(t *testing.T) {
@@ -47,10 +48,12 @@ func TestConvertAgreesWithAnalyze(t *testing.T) {
 				continue // an alias; or a file analyze could not judge
 			}
 			var out bytes.Buffer
-			_, err := Convert(t.Context(), &out, bytes.NewReader(in), Options{Target: target})
-			if before[target].Fix != "" && err != nil {
-				t.Errorf("%s: analyze says %q; convert: %v", cf.Name, before[target].Fix, err)
+			rep, err := Convert(t.Context(), &out, bytes.NewReader(in), Options{Target: target})
+			if fix := before[target]; fix.Fix != "" && err != nil {
+				t.Errorf("%s: analyze says %q; convert: %v", cf.Name, fix.Fix, err)
 				continue
+			} else if fix.Fix != "" && (fix.FixLoses == "") != lostNothing(rep) {
+				t.Errorf("%s for %s: analyze says the fix loses %q; convert's report: %+v", cf.Name, target, fix.FixLoses, rep.Items)
 			}
 			if err != nil {
 				out.Reset()
