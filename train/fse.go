@@ -38,6 +38,9 @@ func normalizeCounts(count []uint32, tableLog uint) ([]int16, error) {
 	if maxSym < 0 {
 		return nil, errors.New("fse: empty histogram")
 	}
+	if nonZero := len(count) - countZeros(count); nonZero > 1<<tableLog {
+		return nil, fmt.Errorf("fse: %d symbols do not fit %d states", nonZero, 1<<tableLog)
+	}
 	if tableLog < fseMinTableLog || tableLog > fseMaxTableLog {
 		return nil, fmt.Errorf("fse: table log %d outside %d..%d", tableLog, fseMinTableLog, fseMaxTableLog)
 	}
@@ -85,6 +88,16 @@ func normalizeCounts(count []uint32, tableLog uint) ([]int16, error) {
 	return norm, nil
 }
 
+func countZeros(count []uint32) int {
+	n := 0
+	for _, c := range count {
+		if c == 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // normalizeSlow is zstd's FSE_normalizeM2: it gives one state (or -1) to the
 // rare symbols and distributes the rest proportionally with cumulative
 // rounding, so that no symbol is pushed far from its share.
@@ -110,16 +123,10 @@ func normalizeSlow(norm []int16, count []uint32, total uint64, tableLog uint) er
 		}
 	}
 	toDistribute := (uint64(1) << tableLog) - distributed
-	if total == 0 {
-		// Every symbol is rare: give the remaining states one by one.
-		if !slices.ContainsFunc(norm, func(n int16) bool { return n > 0 }) {
+	if toDistribute == 0 {
+		// The rare symbols took every state.
+		if slices.Contains(norm, notYetAssigned) {
 			return errors.New("fse: normalization failed")
-		}
-		for i := 0; toDistribute > 0; i = (i + 1) % len(norm) {
-			if norm[i] > 0 {
-				norm[i]++
-				toDistribute--
-			}
 		}
 		return nil
 	}
@@ -144,6 +151,21 @@ func normalizeSlow(norm []int16, count []uint32, total uint64, tableLog uint) er
 			}
 		}
 		norm[maxV] += int16(toDistribute)
+		return nil
+	}
+	if total == 0 {
+		// Every symbol with a count is rare (zero counts remain): give the
+		// remaining states one by one. This comes after the two steps
+		// above, which can use the total up.
+		if !slices.ContainsFunc(norm, func(n int16) bool { return n > 0 }) {
+			return errors.New("fse: normalization failed")
+		}
+		for i := 0; toDistribute > 0; i = (i + 1) % len(norm) {
+			if norm[i] > 0 {
+				norm[i]++
+				toDistribute--
+			}
+		}
 		return nil
 	}
 	vStepLog := 62 - uint64(tableLog)

@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"testing"
@@ -177,5 +178,53 @@ func TestRawDictSameParse(t *testing.T) {
 				t.Errorf("sequences differ: %d vs %d", raw.n, full.n)
 			}
 		})
+	}
+}
+
+// TestNormalizeRandomHistograms: random histograms (many rare symbols,
+// zeros, a few large counts: the shapes that send normalizeCounts to its
+// slow path) never panic, and every normalization it returns sums to the
+// table size, gives each non-zero count a state and reads back. A 40 MB
+// training once divided by zero here (total used up by the rare symbols
+// while zero-count symbols remained).
+func TestNormalizeRandomHistograms(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 200000 {
+		n := 2 + r.IntN(60)
+		count := make([]uint32, n)
+		for s := range count {
+			switch r.IntN(4) {
+			case 0: // zero
+			case 1:
+				count[s] = 1 + uint32(r.IntN(3))
+			case 2:
+				count[s] = uint32(r.IntN(40))
+			default:
+				count[s] = uint32(r.IntN(1 << uint(r.IntN(20))))
+			}
+		}
+		count[n-1] = max(count[n-1], 1)
+		log := uint(fseMinTableLog + r.IntN(fseMaxTableLog-fseMinTableLog+1))
+		norm, err := normalizeCounts(count, log)
+		if err != nil {
+			continue
+		}
+		sum := 0
+		for s, v := range norm {
+			if (v == 0) != (count[s] == 0) {
+				t.Fatalf("case %d: symbol %d: count %d, norm %d (%v)", i, s, count[s], v, count)
+			}
+			if v < 0 { // "less than one": one state
+				sum++
+			} else {
+				sum += int(v)
+			}
+		}
+		if sum != 1<<log {
+			t.Fatalf("case %d: %v normalized to %v (log %d) sums to %d", i, count, norm, log, sum)
+		}
+		if _, _, _, err := readNCount(writeNCount(nil, norm, log), len(norm)-1); err != nil {
+			t.Fatalf("case %d: %v: %v", i, norm, err)
+		}
 	}
 }
