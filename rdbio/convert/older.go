@@ -58,9 +58,10 @@ func (c *converter) expiringType(name string) (byte, bool) {
 }
 
 // expiringAs writes a hash with field expiry, or Dragonfly's set with
-// member expiry, as the type to: a redis hash with field expiry (type 24,
-// keeping the TTLs) for a target that reads it, else a plain hash (4) or
-// set (2), which has no place for them. Fields whose expiry has passed
+// member expiry, as the type to (expiringType): Dragonfly's 31 or 32
+// (TTLs in seconds), a redis hash with field expiry (type 24, keeping the
+// TTLs; a plain hash when one is past redis's limit), or a plain hash (4)
+// or set (2), which has no place for them. Fields whose expiry has passed
 // are left out, as the server that saved the file leaves them out when it
 // loads it (so a key all of whose fields had expired is left out whole).
 // The value is built within the cap: its count (and least expiry) come
@@ -69,15 +70,12 @@ func (c *converter) expiringAs(rec *rdbio.Record, name string, to byte) error {
 	now := c.opt.now().UnixMilli()
 	var fields []expiring
 	var arena []byte
-	var ttls, expired int64
+	var expired int64
 	limit := c.cap + gateSlack
 	err := c.r.ExpiringFields(func(field, value []byte, exp int64) error {
 		if exp != 0 && exp <= now {
 			expired++
 			return nil
-		}
-		if exp != 0 {
-			ttls++
 		}
 		// Each field held costs its bytes and its entry: a hash of
 		// millions of empty fields is bounded too.
