@@ -80,7 +80,7 @@ func (c *converter) expiringAs(rec *rdbio.Record, name string, to byte) error {
 		// Each field held costs its bytes and its entry: a hash of
 		// millions of empty fields is bounded too.
 		if len(arena)+len(field)+len(value)+(len(fields)+1)*expiringSize > limit {
-			return fmt.Errorf("%s as %s over %d bytes, not re-encoded: %w", name, c.r.TypeName(to), limit, rdbio.ErrTooLarge)
+			return fmt.Errorf("%s as %s would hold over %d bytes (raise --cap), not re-encoded: %w", name, c.r.TypeName(to), limit, rdbio.ErrTooLarge)
 		}
 		arena = append(arena, field...)
 		arena = append(arena, value...)
@@ -88,7 +88,7 @@ func (c *converter) expiringAs(rec *rdbio.Record, name string, to byte) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("offset %d, key %q: %w", rec.Offset, rec.Key, err)
+		return err // an *rdbio.Error: it names the offset and the key
 	}
 	from := rec.Offset
 	if c.prefix >= 0 {
