@@ -3,7 +3,6 @@ package convert
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/rdbz/rdbz/rdbio"
 )
@@ -59,31 +58,21 @@ var errZstdNode = errors.New("rdbz-compressed list node (0xC4): decode it first 
 // an rdbz-compressed node is an error here (Options.Decode decodes them
 // before).
 func (c *converter) list(rec *rdbio.Record) error {
-	if _, err := c.r.Nodes(); err != nil {
-		return err
-	}
 	out := through{c.g}
-	for {
-		n, err := c.r.NextNode()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	_, err := c.r.EachNode(func(n *rdbio.Node) (bool, error) {
 		if n.Enc == rdbio.EncZstd {
-			return fmt.Errorf("offset %d, key %q: %w", n.Offset, rec.Key, errZstdNode)
+			return false, fmt.Errorf("offset %d, key %q: %w", n.Offset, rec.Key, errZstdNode)
 		}
 		if _, err := out.Write(n.Raw); err != nil {
-			return err
+			return false, err
 		}
+		var err error
 		if n.Data != nil {
 			_, err = out.Write(n.Data)
 		} else {
 			err = c.r.CopyNodeData(out)
 		}
-		if err != nil {
-			return err
-		}
-	}
+		return err == nil, err
+	})
+	return err
 }

@@ -104,8 +104,7 @@ func (c *converter) expiringAs(rec *rdbio.Record, name string, to byte) error {
 	if to == rdbio.TypeHashMetadata && slices.ContainsFunc(fields, func(f expiring) bool { return f.exp > maxFieldExpiry }) {
 		to = rdbio.TypeHash // redis refuses a file with a field expiry past its limit
 	}
-	out := rdbio.AppendStringHead([]byte{to}, rdbio.EncRaw, 0, uint64(len(rec.Key)), 0)
-	out = append(out, rec.Key...)
+	out := appendRaw([]byte{to}, rec.Key) // the type and the key, then the value
 	out = appendExpiring(out, to, fields, arena)
 	c.rep.Keys++
 	lost := ""

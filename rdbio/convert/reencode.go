@@ -74,8 +74,7 @@ func (c *converter) reencode(rec *rdbio.Record, name string) (bool, error) {
 	if err != nil {
 		return true, fmt.Errorf("offset %d, key %q: re-encoding %s: %w", rec.Offset, rec.Key, name, err)
 	}
-	out := rdbio.AppendStringHead([]byte{typ}, rdbio.EncRaw, 0, uint64(len(rec.Key)), 0)
-	out = append(out, rec.Key...)
+	out := appendRaw([]byte{typ}, rec.Key) // the type and the key, then the value
 	out = append(out, value...)
 	c.prefix = -1
 	c.rep.Keys++
@@ -115,9 +114,7 @@ func (c *converter) recode(conv blobConversion, blob []byte, capBytes int) (byte
 }
 
 // rawString is b as an RDB string stored raw.
-func rawString(b []byte) []byte {
-	return append(rdbio.AppendStringHead(nil, rdbio.EncRaw, 0, uint64(len(b)), 0), b...)
-}
+func rawString(b []byte) []byte { return appendRaw(nil, b) }
 
 // plainSet is a set's members as a plain set value (type 2): the count,
 // then each member as a string, at most twice the cap. It walks the blob
@@ -155,37 +152,26 @@ func plainSet(from rdbio.Blob, blob []byte, capBytes int) ([]byte, error) {
 func (c *converter) listToZiplists(rec *rdbio.Record, name string) error {
 	capBytes := c.cap
 	c.g.cutOut(rec.Offset, rec.Offset+1, []byte{rdbio.TypeListQuicklist})
-	if _, err := c.r.Nodes(); err != nil {
-		return err
-	}
 	c.prefix = -1
 	c.rep.Keys++
 	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset, "as list-quicklist (type 14), each node a ziplist", "")
 	if c.zw == nil {
 		c.zw = rdbio.NewZiplistWriter(capBytes)
 	}
-	for {
-		n, err := c.r.NextNode()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	_, err := c.r.EachNode(func(n *rdbio.Node) (bool, error) {
 		if streamsPlain(n) {
 			if err := c.plainNode(n); err != nil {
-				return fmt.Errorf("offset %d, key %q: PLAIN list node of %d bytes as a ziplist: %w", n.Offset, rec.Key, n.ULen, err)
+				return false, fmt.Errorf("offset %d, key %q: PLAIN list node of %d bytes as a ziplist: %w", n.Offset, rec.Key, n.ULen, err)
 			}
-			continue
+			return true, nil
 		}
 		zl, err := c.nodeZiplist(n, capBytes)
 		if err != nil {
-			return fmt.Errorf("offset %d, key %q: %w", n.Offset, rec.Key, err)
+			return false, fmt.Errorf("offset %d, key %q: %w", n.Offset, rec.Key, err)
 		}
-		if err := c.g.replaced(rawString(zl), c.r.Offset()); err != nil {
-			return err
-		}
-	}
+		return true, c.g.replaced(rawString(zl), c.r.Offset())
+	})
+	return err
 }
 
 // streamsPlain reports whether n is a PLAIN node that plainNode writes: its
