@@ -11,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
 // CompressOptions configure Compress.
@@ -297,7 +298,7 @@ func (c *compressor) useDictBefore(d *Dict) error {
 type worker struct {
 	opt   *CompressOptions
 	codec *Codec
-	lzf   rdbio.LZFEncoder
+	lzf   lzf.Encoder
 	raw   []byte
 	chk   []byte
 	ver   []byte
@@ -355,7 +356,7 @@ func (w *worker) decoded(it *item) ([]byte, bool, error) {
 	case rdbio.EncRaw:
 		return it.buf, true, nil
 	case rdbio.EncLZF:
-		raw, err := rdbio.LZFDecode(w.raw[:0], it.buf, int(it.node.ulen))
+		raw, err := lzf.Decode(w.raw[:0], it.buf, int(it.node.ulen))
 		w.raw = raw
 		if err != nil {
 			return nil, false, nodeError(it, "LZF node", err)

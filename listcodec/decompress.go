@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
 // Target is what Decompress turns node strings into.
@@ -202,7 +203,7 @@ func (d *decompressor) list(*rdbio.Record) error {
 type unpacker struct {
 	to    Target
 	codec *Codec
-	lzf   rdbio.LZFEncoder
+	lzf   lzf.Encoder
 	raw   []byte
 }
 
@@ -254,7 +255,7 @@ func (u *unpacker) decoded(it *item) ([]byte, error) {
 		}
 		return u.raw, nil
 	case it.node.enc == rdbio.EncLZF && u.to == ToRaw:
-		u.raw, err = rdbio.LZFDecode(u.raw[:0], it.buf, int(it.node.ulen))
+		u.raw, err = lzf.Decode(u.raw[:0], it.buf, int(it.node.ulen))
 		if err != nil {
 			return nil, nodeError(it, "LZF node", err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/train"
 )
 
@@ -338,7 +339,7 @@ func DecodeNode(dst []byte, n *rdbio.Node) ([]byte, error) {
 	case rdbio.EncRaw:
 		return n.Data, nil
 	case rdbio.EncLZF:
-		return rdbio.LZFDecode(dst[:0], n.Data, int(n.ULen))
+		return lzf.Decode(dst[:0], n.Data, int(n.ULen))
 	}
 	return nil, nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 // ExpiringFields reads the pending value — a hash with field expiry
@@ -132,7 +134,7 @@ func (f *fieldReader) listpack() error {
 	f.r.dec = lp
 	i := 0
 	var digits [24]byte
-	err = Entries(BlobListpack, lp, func(e Entry) error {
+	err = blob.Entries(blob.Listpack, lp, func(e blob.Entry) error {
 		s := e.Str
 		if e.IsInt {
 			s = strconv.AppendInt(digits[:0], e.Int, 10)

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 // This file generates deterministic synthetic sample sets that look like the
@@ -25,7 +25,7 @@ const listpackMaxBytes = 8192 // list-max-listpack-size -2
 func newListpack() *listpack { return &listpack{buf: make([]byte, 6, listpackMaxBytes)} }
 
 // lpStringEntrySize returns the encoded size of a string element.
-func lpStringEntrySize(s string) int { return int(rdbio.ListpackStringSize(int64(len(s)))) }
+func lpStringEntrySize(s string) int { return int(blob.ListpackStringSize(int64(len(s)))) }
 
 func lpBacklenSize(l int) int {
 	switch {

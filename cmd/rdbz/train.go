@@ -12,6 +12,7 @@ import (
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/train"
 	"github.com/urfave/cli/v2"
 )
@@ -183,7 +184,7 @@ func reportTrain(what string, evalSet []listcodec.NodeSample, dict *listcodec.Di
 	if err != nil {
 		return err
 	}
-	var lzf rdbio.LZFEncoder
+	var lzf lzf.Encoder
 	var buf []byte
 	var lzfBytes int64
 	for _, b := range eval {

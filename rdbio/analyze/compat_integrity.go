@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 // deepBlob says whether s walks every entry of a blob of this kind while
@@ -13,11 +14,11 @@ import (
 // zipmapValidateIntegrity and ziplistValidateIntegrity called with deep
 // 1); 6.2 keeps ziplists and checks their header only; listpacks and
 // intsets get the shallow check in every version.
-func (s server) deepBlob(kind rdbio.Blob) bool {
+func (s server) deepBlob(kind blob.Kind) bool {
 	switch kind {
-	case rdbio.BlobZipmap:
+	case blob.Zipmap:
 		return true
-	case rdbio.BlobZiplist:
+	case blob.Ziplist:
 		return s.name != "redis-6.2"
 	}
 	return false
@@ -43,12 +44,12 @@ func (ig *integrity) causes(s server) []Cause {
 	}
 	for kind := range ig.blobs {
 		f := &ig.blobs[kind].shallow
-		if s.deepBlob(rdbio.Blob(kind)) {
+		if s.deepBlob(blob.Kind(kind)) {
 			f = &ig.blobs[kind].deep
 		}
 		if f.n > 0 {
 			out = append(out, f.cause(fmt.Sprintf("damaged %s in key %s at offset %d: %s",
-				rdbio.Blob(kind), rdbio.QuoteKey(f.key, 64), f.off, f.why), true))
+				blob.Kind(kind), rdbio.QuoteKey(f.key, 64), f.off, f.why), true))
 		}
 	}
 	if ig.keysErr != nil {

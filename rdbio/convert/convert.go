@@ -11,6 +11,7 @@ import (
 
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/analyze"
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 // converter is the state of one conversion.
@@ -26,7 +27,7 @@ type converter struct {
 	module rdbio.CappedBuffer
 	cap    int    // the string cap in effect
 	blob   []byte // a decoded blob being re-encoded
-	zw     *rdbio.ZiplistWriter
+	zw     *blob.ZiplistWriter
 	refuse error // the first refusal of a dry run
 }
 
