@@ -1,6 +1,11 @@
 package rdbiotest
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"bytes"
+
+	"github.com/rdbz/rdbz/rdbio"
+)
 
 // Builders of the blobs Redis stores small values in, for tests that need
 // well-formed ones to start from or damage (rdb-format.md §5.3, §5.4).
@@ -67,4 +72,43 @@ func ZipmapOf(kv ...string) []byte {
 		b = append(b, s...)
 	}
 	return append(b, 0xFF)
+}
+
+// OddZiplistEntries are the strings OddZiplist holds.
+var OddZiplistEntries = []string{"abc", "hello", "x"}
+
+// OddZiplist is a ziplist that redis reads but does not write: its header
+// count is 65535 ("unknown": the servers count by walking), "abc" has the
+// encoding byte 0x81 (below 0xC0 only the top two bits count: a 32-bit
+// length, as 0x80), "hello" a 14-bit length (0x40|len, where 0x05 alone
+// would do), "x" the encoding byte 0xBF (a 32-bit length again).
+func OddZiplist() []byte {
+	zl := ZiplistOfEntries(
+		[]byte{0x81, 0, 0, 0, 3, 'a', 'b', 'c'},
+		[]byte{0x40, 5, 'h', 'e', 'l', 'l', 'o'},
+		[]byte{0xBF, 0, 0, 0, 1, 'x'},
+	)
+	binary.LittleEndian.PutUint16(zl[8:], 0xFFFF)
+	return zl
+}
+
+// QuicklistFile is an RDB 9 file (redis 5.0 to 6.2 write it; 7.0 and later
+// read it) of one quicklist list (type 14) under key, whose nodes are the
+// given ziplists, stored raw.
+func QuicklistFile(key string, nodes ...[]byte) []byte {
+	var b bytes.Buffer
+	w, err := rdbio.NewWriter(&b, rdbio.Header{Magic: "REDIS0009", Version: 9})
+	if err != nil {
+		panic(err)
+	}
+	_, _ = w.Write([]byte{rdbio.OpSelectDB, 0, rdbio.TypeListQuicklist})
+	_ = w.WriteString([]byte(key))
+	_ = w.WriteLen(uint64(len(nodes)))
+	for _, n := range nodes {
+		_ = w.WriteString(n)
+	}
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+	return b.Bytes()
 }
