@@ -200,6 +200,14 @@ func (w *Writer) WriteRest(p []byte) (int, error) {
 	return n, err
 }
 
+// Rest is an io.Writer of bytes that follow the trailer (WriteRest), for
+// Reader.CopyRest.
+func (w *Writer) Rest() io.Writer { return restWriter{w} }
+
+type restWriter struct{ w *Writer }
+
+func (r restWriter) Write(p []byte) (int, error) { return r.w.WriteRest(p) }
+
 // Flush flushes buffered bytes to the underlying writer.
 func (w *Writer) Flush() error { return w.bw.Flush() }
 

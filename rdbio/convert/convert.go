@@ -211,12 +211,8 @@ func (c *converter) end(eof *rdbio.Record) error {
 	if err := c.w.Close(); err != nil {
 		return fmt.Errorf("write trailer: %w", err)
 	}
-	if _, err := c.r.CopyRest(restWriter{c.w}); err != nil {
+	if _, err := c.r.CopyRest(c.w.Rest()); err != nil {
 		return fmt.Errorf("copy bytes after the trailer: %w", err)
 	}
 	return c.w.Flush()
 }
-
-type restWriter struct{ w *rdbio.Writer }
-
-func (r restWriter) Write(p []byte) (int, error) { return r.w.WriteRest(p) }

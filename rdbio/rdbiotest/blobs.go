@@ -2,9 +2,8 @@ package rdbiotest
 
 import (
 	"encoding/binary"
-	"bytes"
 
-	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/crc64"
 )
 
 // Builders of the blobs Redis stores small values in, for tests that need
@@ -96,19 +95,25 @@ func OddZiplist() []byte {
 // read it) of one quicklist list (type 14) under key, whose nodes are the
 // given ziplists, stored raw.
 func QuicklistFile(key string, nodes ...[]byte) []byte {
-	var b bytes.Buffer
-	w, err := rdbio.NewWriter(&b, rdbio.Header{Magic: "REDIS0009", Version: 9})
-	if err != nil {
-		panic(err)
-	}
-	_, _ = w.Write([]byte{rdbio.OpSelectDB, 0, rdbio.TypeListQuicklist})
-	_ = w.WriteString([]byte(key))
-	_ = w.WriteLen(uint64(len(nodes)))
+	str := func(b, s []byte) []byte { return append(appendLen(b, len(s)), s...) }
+	b := []byte("REDIS0009")
+	b = append(b, 0xFE, 0, 14) // SELECTDB 0, type 14
+	b = str(b, []byte(key))
+	b = appendLen(b, len(nodes))
 	for _, n := range nodes {
-		_ = w.WriteString(n)
+		b = str(b, n)
 	}
-	if err := w.Close(); err != nil {
-		panic(err)
+	b = append(b, 0xFF) // EOF
+	return binary.LittleEndian.AppendUint64(b, crc64.Checksum(b))
+}
+
+// appendLen appends an RDB length.
+func appendLen(b []byte, n int) []byte {
+	switch {
+	case n < 1<<6:
+		return append(b, byte(n))
+	case n < 1<<14:
+		return append(b, 0x40|byte(n>>8), byte(n))
 	}
-	return b.Bytes()
+	return binary.BigEndian.AppendUint32(append(b, 0x80), uint32(n))
 }
