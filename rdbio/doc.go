@@ -11,15 +11,19 @@
 // decoding the elements). List values of types 10, 14 and 18 can be taken
 // node by node, so that one node string can be re-encoded without touching
 // anything else. A Writer mirrors it: it writes the magic, raw bytes,
-// lengths and strings, keeps a running CRC64 (Jones) and writes the trailer
-// on Close. The codecs the grammar needs are here too: LZF, the integer
-// string encoding, the entry counts in the headers of ziplist, listpack,
-// intset and zipmap blobs (BlobCount), their entries (Entries), and
-// writers that build them as the servers do, within a cap (EntryWriter,
-// Recode: docs/codecs.md).
+// lengths and strings, keeps a running CRC-64 and writes the trailer on
+// Close. Lengths and strings (FORMAT.md §4) have one decoder here, which
+// the Reader and StringScanner (a value held whole) share.
 //
-// rdbio knows the grammar only, and there is one walk of it: the value walk
-// that Next uses to skip a value is the one CopyValue and CountValue use.
+// The encodings the grammar builds on are packages below it, each on the
+// standard library alone: rdbio/lzf (LZF, the 0xC3 strings), rdbio/crc64
+// (the trailer's checksum) and rdbio/blob (listpack, ziplist, intset and
+// zipmap: counting, walking, checking and writing them, docs/codecs.md).
+// rdbio reads a blob's string off the input and hands its bytes to
+// rdbio/blob.
+//
+// There is one walk of the grammar: the value walk that Next uses to skip
+// a value is the one CopyValue and CountValue use.
 // It does not compress or decide anything (listcodec does that), nor sum up
 // or judge a file (rdbio/analyze does that, through this package's public
 // API). Strings are held in memory only up to a cap (Options.Cap); larger

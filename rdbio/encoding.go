@@ -11,7 +11,7 @@ import (
 // Enc says how a string is stored in the file.
 type Enc uint8
 
-// String encodings (rdb-format.md §2.2, rdbz format §1).
+// String encodings (FORMAT.md §4; §1 for rdbz's 0xC4).
 const (
 	EncRaw  Enc = iota // length-prefixed bytes
 	EncInt             // 0xC0..0xC2: an integer stored as 1, 2 or 4 bytes
@@ -50,7 +50,7 @@ type strHead struct {
 	flags byte   // 0xC4 flags
 }
 
-// The one decoder of RDB lengths and strings (docs/codecs.md, "Strings"):
+// The one decoder of RDB lengths and strings (FORMAT.md §4):
 // methods of input, so that the Reader (over a file) and StringScanner
 // (over a value held whole) read them alike. Every byte is taken from the
 // input before it is looked at, so a string cut short is an error, never
@@ -198,8 +198,8 @@ func (in *input) readString(dst []byte, limit int, scratch *[]byte) (str []byte,
 	return str, false, err
 }
 
-func (r *Reader) lenOrSpecial() (uint64, bool, error) { return r.in.lenOrSpecial() }
-func (r *Reader) readLen() (uint64, error)            { return r.in.readLen() }
+// readLen reads a plain length.
+func (r *Reader) readLen() (uint64, error) { return r.in.readLen() }
 
 // strHeader reads a string prefix and notes its decoded length.
 func (r *Reader) strHeader() (strHead, error) {

@@ -1,6 +1,7 @@
 // Package blob reads and writes the blobs Redis stores small values and
 // list nodes in: listpack, ziplist, intset and zipmap, each a string of an
-// RDB file once decoded (docs/codecs.md describes their layouts). Each
+// RDB file once decoded; each kind's file (listpack.go, ziplist.go,
+// intset.go, zipmap.go) describes its layout as the servers read it. Each
 // encoding has one decoder of its entries, and everything here goes through
 // it: the entry count of a blob (Count), its entries (Entries), the checks a
 // server makes while loading one (Check) and re-encoding into another kind
