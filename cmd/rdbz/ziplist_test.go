@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdbz/rdbz/rdbio/blob"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -21,15 +20,9 @@ func TestOddZiplistCLI(t *testing.T) {
 	dir := t.TempDir()
 	odd := filepath.Join(dir, "odd.rdb")
 	canon := filepath.Join(dir, "canonical.rdb")
-	zw := blob.NewZiplistWriter(1 << 10)
-	for _, s := range rdbiotest.OddZiplistEntries {
-		if err := zw.AppendString([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for p, b := range map[string][]byte{
 		odd:   rdbiotest.QuicklistFile("list", rdbiotest.OddZiplist()),
-		canon: rdbiotest.QuicklistFile("list", zw.Bytes()),
+		canon: rdbiotest.QuicklistFile("list", rdbiotest.ZiplistOf(rdbiotest.OddZiplistEntries...)),
 	} {
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/rdbio/blob"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -27,15 +26,9 @@ func TestOddZiplistMatchesServers(t *testing.T) {
 		}
 		return p
 	}
-	zw := blob.NewZiplistWriter(1 << 10)
-	for _, s := range rdbiotest.OddZiplistEntries {
-		if err := zw.AppendString([]byte(s)); err != nil {
-			t.Fatal(err)
-		}
-	}
 	odd := rdbiotest.QuicklistFile("list", rdbiotest.OddZiplist())
 	oddPath := write("odd.rdb", odd)
-	canonPath := write("canonical.rdb", rdbiotest.QuicklistFile("list", zw.Bytes()))
+	canonPath := write("canonical.rdb", rdbiotest.QuicklistFile("list", rdbiotest.ZiplistOf(rdbiotest.OddZiplistEntries...)))
 	if n := firstKeyElements(t, odd); n != int64(len(rdbiotest.OddZiplistEntries)) {
 		t.Fatalf("rdbio counts %d elements, want %d", n, len(rdbiotest.OddZiplistEntries))
 	}

@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // LZF stream format (the payload of an RDB 0xC3 string). Each item starts
@@ -54,7 +55,7 @@ func Decode(dst, src []byte, ulen int) ([]byte, error) {
 		out = make([]byte, ulen)
 	}
 	out = out[:ulen]
-	op, err := decodeInto(out, src)
+	op, err := decodeInto(out, src, math.MaxInt)
 	if err != nil {
 		return nil, err
 	}
@@ -78,57 +79,33 @@ func CanDecode(clen, ulen uint64) bool {
 
 // DecodePrefix decodes the start of the LZF stream src, which claims to
 // expand to ulen bytes, into dst[:0]: it stops once at least want bytes are
-// out (a little more when a run crosses want) or the stream ends, and holds
-// at most min(want, ulen) + one run of output. It is for reading headers
-// (a blob's element count) without decoding the whole string. The result is
-// an error wrapping ErrCorrupt when the part decoded is malformed or
-// overflows ulen.
+// out (a little more when a run crosses want) or the stream ends, in a
+// buffer of min(ulen, want + one back reference) bytes: Decode's loop,
+// stopped early. It is for reading headers (a blob's element count) without
+// decoding the whole string. The result is an error wrapping ErrCorrupt
+// when the part decoded is malformed or overflows ulen.
 func DecodePrefix(dst, src []byte, want, ulen int) ([]byte, error) {
 	if ulen < 0 || want < 0 {
 		return nil, fmt.Errorf("lzf: negative length: %w", ErrCorrupt)
 	}
-	out := dst[:0]
-	for ip := 0; ip < len(src) && len(out) < want; {
-		c := int(src[ip])
-		ip++
-		if c < maxLiteral {
-			n := c + 1
-			if n > len(src)-ip || len(out)+n > ulen {
-				return out, fmt.Errorf("lzf: literal run at input offset %d is truncated or overflows: %w", ip-1, ErrCorrupt)
-			}
-			out = append(out, src[ip:ip+n]...)
-			ip += n
-			continue
-		}
-		start, n := ip-1, c>>5
-		if n == 7 {
-			if ip >= len(src) {
-				return out, fmt.Errorf("lzf: back reference at input offset %d is truncated: %w", start, ErrCorrupt)
-			}
-			n += int(src[ip])
-			ip++
-		}
-		if ip >= len(src) {
-			return out, fmt.Errorf("lzf: back reference at input offset %d is truncated: %w", start, ErrCorrupt)
-		}
-		dist := (c&0x1f)<<8 | int(src[ip]) + 1
-		ip++
-		n += 2
-		op := len(out)
-		if dist > op || op+n > ulen {
-			return out, fmt.Errorf("lzf: back reference at input offset %d is out of range: %w", start, ErrCorrupt)
-		}
-		out = append(out, make([]byte, n)...)
-		copyBack(out[op-dist:op+n], dist)
+	n := ulen // room for want bytes and the run that crosses it
+	if want < ulen-maxRef {
+		n = want + maxRef
 	}
-	return out, nil
+	out := dst[:0]
+	if cap(out) < n {
+		out = make([]byte, n)
+	}
+	op, err := decodeInto(out[:n], src, want)
+	return out[:op], err
 }
 
-// decodeInto decodes src into out and returns the number of bytes written.
+// decodeInto decodes src into out and returns the number of bytes written:
+// all of src, or as far as the first run that reaches stop bytes of output.
 // It fails if the stream would write past len(out).
-func decodeInto(out, src []byte) (int, error) {
+func decodeInto(out, src []byte, stop int) (int, error) {
 	op, ip := 0, 0
-	for ip < len(src) {
+	for ip < len(src) && op < stop {
 		c := int(src[ip])
 		ip++
 		if c < maxLiteral {
