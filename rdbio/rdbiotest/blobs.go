@@ -7,7 +7,8 @@ import (
 )
 
 // Builders of the blobs Redis stores small values in, for tests that need
-// well-formed ones to start from or damage (rdb-format.md §5.3, §5.4).
+// well-formed ones to start from or damage (layouts: the files of
+// rdbio/blob).
 
 // ZiplistOf builds a ziplist of short strings (< 64 bytes, ZIP_STR_06B).
 func ZiplistOf(entries ...string) []byte {
