@@ -57,11 +57,11 @@ func zipmapPair(b []byte, p uint64) (field, value []byte, next uint64, err error
 	return field, b[p : p+uint64(l)], next, nil
 }
 
-// eachZipmap calls fn with the offset and bytes of each field and value of
-// the zipmap b in turn (zipmapPair) until fn returns an error, which it
+// eachZipmap calls fn with each field and value of the zipmap b in turn
+// (zipmapPair) until fn returns an error, which it
 // returns; it fails (a *blobError) when b is malformed as far as it was
 // walked. end is the offset of the end byte that stopped the walk.
-func eachZipmap(b []byte, fn func(at int, s []byte) error) (end int, err error) {
+func eachZipmap(b []byte, fn func(s []byte) error) (end int, err error) {
 	if len(b) < 2 {
 		return 0, fault(0, "%d bytes, shorter than the header", len(b))
 	}
@@ -71,10 +71,10 @@ func eachZipmap(b []byte, fn func(at int, s []byte) error) (end int, err error) 
 		if err != nil {
 			return 0, err
 		}
-		if err := fn(int(p), field); err != nil {
+		if err := fn(field); err != nil {
 			return 0, err
 		}
-		if err := fn(int(p), value); err != nil {
+		if err := fn(value); err != nil {
 			return 0, err
 		}
 		p = next
@@ -84,7 +84,7 @@ func eachZipmap(b []byte, fn func(at int, s []byte) error) (end int, err error) 
 
 // eachZipmapString is eachZipmap for a walk that must reach b's end.
 func eachZipmapString(b []byte, fn func(s []byte) error) error {
-	end, err := eachZipmap(b, func(_ int, s []byte) error { return fn(s) })
+	end, err := eachZipmap(b, fn)
 	if err == nil && end != len(b)-1 {
 		err = fault(end, "end byte before the end")
 	}
@@ -106,7 +106,7 @@ func checkZipmap(b []byte, deep bool) error {
 		return nil
 	}
 	fs := fieldSet{per: 2}
-	if _, err := eachZipmap(b, func(_ int, s []byte) error { fs.add(Entry{Str: s}); return nil }); err != nil {
+	if _, err := eachZipmap(b, func(s []byte) error { fs.add(Entry{Str: s}); return nil }); err != nil {
 		return err
 	}
 	count := fs.n / 2
