@@ -93,10 +93,12 @@ func TestCheckBlob(t *testing.T) {
 	}
 }
 
-// FuzzCheckBlob: no blob makes the checks panic, and a blob that passes the
-// deep check passes the shallow one.
+// FuzzCheckBlob: no blob makes the checks panic, a blob that passes the
+// deep check passes the shallow one, and one decoder reads it for every
+// use: its entries are walked (Entries) and counted (Count) alike.
 func FuzzCheckBlob(f *testing.F) {
 	f.Add(byte(0), ziplistOf("a", "b", "c", "d"))
+	f.Add(byte(0), rdbiotest.OddZiplist())
 	f.Add(byte(1), listpackOf("a", "b"))
 	f.Add(byte(2), intsetOf(1, 2, 3))
 	f.Add(byte(3), zipmapOf("a", "b"))
@@ -106,6 +108,19 @@ func FuzzCheckBlob(f *testing.F) {
 			deep := blob.Check(kind, b, true, per)
 			if shallow := blob.Check(kind, b, false, per); deep == nil && shallow != nil {
 				t.Fatalf("%s per %d: deep passes, shallow fails: %v", kind, per, shallow)
+			}
+			if deep != nil {
+				continue
+			}
+			n := int64(0)
+			if err := blob.Entries(kind, b, func(blob.Entry) error { n++; return nil }); err != nil {
+				t.Fatalf("%s per %d: deep check passes, Entries fails: %v", kind, per, err)
+			}
+			if kind == blob.Zipmap {
+				n /= 2
+			}
+			if c, ok := blob.Count(kind, b, true); !ok || c != n {
+				t.Fatalf("%s per %d: deep check passes, Count %d (%v), %d walked", kind, per, c, ok, n)
 			}
 		}
 	})

@@ -60,35 +60,40 @@ func zipmapPair(b []byte, p uint64) (field, value []byte, next uint64, err error
 // eachZipmap calls fn with each field and value of the zipmap b in turn
 // (zipmapPair) until fn returns an error, which it
 // returns; it fails (a *blobError) when b is malformed as far as it was
-// walked. end is the offset of the end byte that stopped the walk.
-func eachZipmap(b []byte, fn func(s []byte) error) (end int, err error) {
+// walked. It stops at the first end byte.
+func eachZipmap(b []byte, fn func(s []byte) error) error {
 	if len(b) < 2 {
-		return 0, fault(0, "%d bytes, shorter than the header", len(b))
+		return fault(0, "%d bytes, shorter than the header", len(b))
 	}
 	p := uint64(1)
 	for b[p] != endByte {
 		field, value, next, err := zipmapPair(b, p)
 		if err != nil {
-			return 0, err
+			return err
 		}
 		if err := fn(field); err != nil {
-			return 0, err
+			return err
 		}
 		if err := fn(value); err != nil {
-			return 0, err
+			return err
 		}
 		p = next
 	}
-	return int(p), nil
+	return nil
 }
 
-// eachZipmapString is eachZipmap for a walk that must reach b's end.
+// eachZipmapString is eachZipmap for walking a whole zipmap, whose last
+// byte must be the end byte. The walk stops at the first end byte, as the
+// server's (zipmapNext) does: bytes between it and the last byte are not
+// read.
 func eachZipmapString(b []byte, fn func(s []byte) error) error {
-	end, err := eachZipmap(b, fn)
-	if err == nil && end != len(b)-1 {
-		err = fault(end, "end byte before the end")
+	if err := eachZipmap(b, fn); err != nil {
+		return err
 	}
-	return err
+	if b[len(b)-1] != endByte {
+		return fault(len(b)-1, "no end byte")
+	}
+	return nil
 }
 
 // checkZipmap: at least 2 bytes ending with 0xFF; deep: every field and
@@ -106,7 +111,7 @@ func checkZipmap(b []byte, deep bool) error {
 		return nil
 	}
 	fs := fieldSet{per: 2}
-	if _, err := eachZipmap(b, func(s []byte) error { fs.add(Entry{Str: s}); return nil }); err != nil {
+	if err := eachZipmap(b, func(s []byte) error { fs.add(Entry{Str: s}); return nil }); err != nil {
 		return err
 	}
 	count := fs.n / 2
