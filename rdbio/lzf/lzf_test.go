@@ -258,6 +258,12 @@ func FuzzLZFDecode(f *testing.F) {
 		if other, err := hdtlzf.Decompress(z, len(z), int(ulen)); err == nil && len(z) > 0 && !bytes.Equal(other, got) {
 			t.Fatalf("hdt3213/rdb/lzf decodes differently")
 		}
+		for _, want := range []int{0, 1, 10, int(ulen) / 2, int(ulen)} {
+			pre, err := lzf.DecodePrefix(nil, z, want, int(ulen))
+			if err != nil || len(pre) < min(want, int(ulen)) || !bytes.Equal(pre, got[:len(pre)]) {
+				t.Fatalf("DecodePrefix(want %d) = %d bytes, %v; not a prefix of Decode's", want, len(pre), err)
+			}
+		}
 	})
 }
 
