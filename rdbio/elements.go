@@ -46,17 +46,10 @@ type Elem struct {
 	Count uint64
 }
 
-// VisitValue is CountValue (without a writer) that also reports the parts
-// of the current key's value to fn: the strings of sets, hashes, sorted
-// sets and old lists, scores, blobs decoded within the cap, and the
-// structure of streams (listpacks, groups, PELs, consumers). Values of
-// other types (strings, quicklists, modules, Dragonfly's types, hashes
-// with field expiry) are walked as CountValue walks them, with nothing
-// reported. Strings are never held whole: only ShortString bytes, or a
-// blob within the cap.
-func (r *Reader) VisitValue(fn func(*Elem) error) (ValueInfo, error) {
-	if r.state != valuePending || !visitable(r.rec.Type, r.TypeName(r.rec.Type)) {
-		return r.CountValue(nil)
+// visitValue reads the pending value for Value.Visit.
+func (r *Reader) visitValue(fn func(*Elem) error) (ValueInfo, error) {
+	if !visitable(r.rec.Type) {
+		return r.walkPending(nil, true)
 	}
 	r.state = noValue
 	r.maxLen = 0
@@ -70,17 +63,15 @@ func (r *Reader) VisitValue(fn func(*Elem) error) (ValueInfo, error) {
 	return info, err
 }
 
-// visitable says whether VisitValue reports the parts of type t (named name).
-func visitable(t byte, name string) bool {
+// visitable says whether Value.Visit reports the parts of type t.
+func visitable(t Type) bool {
 	switch t {
 	case TypeList, TypeSet, TypeHash, TypeZset, TypeZset2,
 		TypeStreamListpacks, TypeStream2, TypeStream3, TypeStream4, TypeStream5:
 		return true
 	case TypeHashZipmap, TypeListZiplist, TypeSetIntset, TypeZsetZiplist, TypeHashZiplist,
-		TypeHashListpack, TypeZsetListpack:
+		TypeHashListpack, TypeZsetListpack, TypeSetListpack:
 		return true
-	case TypeSetListpack:
-		return name != "json"
 	}
 	return false
 }
@@ -103,7 +94,7 @@ func (v *visitor) emit(k ElemKind) error {
 	return v.fn(&v.e)
 }
 
-func (v *visitor) value(t byte) (ValueInfo, error) {
+func (v *visitor) value(t Type) (ValueInfo, error) {
 	r := v.r
 	switch t {
 	case TypeList, TypeSet:
@@ -128,7 +119,7 @@ func (v *visitor) value(t byte) (ValueInfo, error) {
 	return v.stream(streamVersion(t))
 }
 
-func blobOf(t byte) Blob {
+func blobOf(t Type) Blob {
 	if t == TypeSetIntset {
 		return BlobIntset
 	}
