@@ -91,8 +91,8 @@ type Record struct {
 	Sent int64
 
 	// KindKey
-	Key  []byte
-	Type Type // the value's type, as the file's producer means Op
+	Key    []byte
+	Type   Type   // the value's type, as the file's producer means Op
 	DB     uint64 // the selected db (also KindSelectDB's value)
 	Expire int64  // absolute Unix ms; -1 for none (also KindExpire's value)
 	Idle   uint64 // LRU idle seconds; 0 when absent (also KindIdle's value)
