@@ -10,7 +10,7 @@ import (
 // ElemKind says what an Elem reports.
 type ElemKind uint8
 
-// Element kinds, in the order VisitValue meets them in a value.
+// Element kinds, in the order Value.Visit meets them in a value.
 const (
 	ElemString     ElemKind = iota + 1 // a member, field, value or list item: Len, Data, Int
 	ElemScore                          // the score of the sorted set member just reported: Score
@@ -22,11 +22,11 @@ const (
 	ElemConsumerID                     // an ID of the consumer's PEL: ID
 )
 
-// ShortString is the longest string VisitValue hands over with its bytes:
+// ShortString is the longest string Value.Visit hands over with its bytes:
 // longer ones come with their length only (no integer is that long).
 const ShortString = 32
 
-// Elem is one part of a value as VisitValue reports it. Its slices are
+// Elem is one part of a value as Value.Visit reports it. Its slices are
 // valid until the next call on the Reader.
 type Elem struct {
 	Kind ElemKind
@@ -38,7 +38,7 @@ type Elem struct {
 	Data []byte
 	Int  bool // the string is stored as an integer
 	// Bad says that a blob is stored as LZF that does not decode (Data is
-	// nil): the walk goes on past it, as CountValue's does.
+	// nil): the walk goes on past it, as Value.Count's does.
 	Bad   bool
 	Score float64
 	Blob  Blob
@@ -76,9 +76,9 @@ func visitable(t Type) bool {
 	return false
 }
 
-// visitor walks one value for VisitValue (and walks streams for
-// CountValue, without fn): check says to check stream listpacks as
-// CountValue does.
+// visitor walks one value for Value.Visit (and walks streams for
+// Value.Count, without fn): check says to check stream listpacks as
+// Value.Count does.
 type visitor struct {
 	r     *Reader
 	fn    func(*Elem) error
@@ -234,7 +234,7 @@ func (v *visitor) blob(kind Blob, per int64) (ValueInfo, error) {
 		return ValueInfo{}, err
 	}
 	// A malformed blob is reported as far as it goes: its count says
-	// unknown, as CountValue says it.
+	// unknown, as Value.Count says it.
 	if err := BlobEntries(kind, r.dec, v.fn); err != nil && !errors.Is(err, ErrCorrupt) {
 		return ValueInfo{}, err
 	}

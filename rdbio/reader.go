@@ -134,8 +134,8 @@ type Reader struct {
 	auxBuf  appender
 	auxHeld bool
 	nodeBuf []byte
-	dec     []byte    // decoded blob headers (blobBody, NodeElements)
-	head    prefixBuf // the header of a node over the cap (NodeElements)
+	dec     []byte    // decoded blob headers (blobBody, nodeElements)
+	head    prefixBuf // the header of a node over the cap (nodeElements)
 	pending uint64    // payload bytes of the last node not yet read
 	maxLen  uint64    // the largest decoded string length seen (ValueInfo.MaxStringLen)
 	sink    io.Writer // the caller's sink

@@ -34,7 +34,7 @@ var (
 
 // valueMem estimates what Redis 7.0 holds for one value after loading it
 // (what MEMORY USAGE's objectComputeSize counts with SAMPLES 0, the key
-// apart), from the parts rdbio's VisitValue reports. It keeps running sums,
+// apart), from the parts rdbio's Value.Visit reports. It keeps running sums,
 // never the elements.
 type valueMem struct {
 	typ      rdbio.Type
