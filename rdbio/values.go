@@ -56,8 +56,10 @@ const (
 // that Redis defines it is the type byte (the constants above); the bytes
 // that another producer gives another meaning have their own Types
 // (TypeHash2, TypePathHash, TypeDflyJSONOld). A Reader resolves each key's
-// type byte once, by the producer it decided on at the file's first key
-// (Reader.Dragonfly): the same byte keeps its Type throughout a file.
+// type byte by the file's producer, which it decides once, at the first
+// key: Valkey by the magic, Dragonfly by an AUX df-ver or a Dragonfly
+// opcode before it, else Redis. The same byte keeps its Type throughout a
+// file.
 type Type uint8
 
 // The Types of the bytes whose meaning depends on the producer (§8.2).
