@@ -35,14 +35,12 @@ func TestNodeCountsWalk(t *testing.T) {
 			if rec.Kind != KindKey || !IsList(rec.Type) {
 				continue
 			}
-			if _, err := r.Nodes(); err != nil {
+			ns, err := r.Value().Nodes()
+			if err != nil {
 				break
 			}
-			for {
-				n, err := r.NextNode()
-				if err != nil {
-					break
-				}
+			for ns.Next() {
+				n := ns.Node()
 				if n.Container == 1 || n.Data == nil || n.Enc == EncInt {
 					continue
 				}
@@ -69,7 +67,7 @@ func TestNodeCountsWalk(t *testing.T) {
 	t.Logf("%d nodes checked", nodes)
 }
 
-func nodeHeaderAndWalk(typ byte, b []byte) (int64, int64, bool) {
+func nodeHeaderAndWalk(typ Type, b []byte) (int64, int64, bool) {
 	var walked int64
 	err := blob.Entries(NodeBlob(typ), b, func(blob.Entry) error { walked++; return nil })
 	if typ == TypeListQuicklist2 {

@@ -12,12 +12,11 @@ import (
 // The values of rdbio that are blobs, and their kinds; the blobs
 // themselves are read and written by rdbio/blob.
 
-// BlobOf tells whether a value of type t (as this file's producer means
-// it) is one blob, and if so its kind, how many entries make one element
-// (see blob.Check) and how many bytes precede the blob's string in the
-// value (the minimum expiry of type 25). List types are not: their nodes
-// are blobs (NodeBlob).
-func (r *Reader) BlobOf(t byte) (kind blob.Kind, per, skip int, ok bool) {
+// Blob tells whether a value of type t is one blob, and if so its kind,
+// how many entries make one element (see blob.Check) and how many bytes
+// precede the blob's string in the value (the minimum expiry of type 25).
+// List types are not: their nodes are blobs (NodeBlob).
+func (t Type) Blob() (kind blob.Kind, per, skip int, ok bool) {
 	switch t {
 	case TypeHashZipmap:
 		return blob.Zipmap, 2, 0, true
@@ -28,9 +27,9 @@ func (r *Reader) BlobOf(t byte) (kind blob.Kind, per, skip int, ok bool) {
 	case TypeHashListpack, TypeZsetListpack:
 		return blob.Listpack, 2, 0, true
 	case TypeSetListpack:
-		return blob.Listpack, 1, 0, r.TypeName(t) == "set-listpack"
+		return blob.Listpack, 1, 0, true
 	case TypeHashLpExPreGA:
-		return blob.Listpack, 3, 0, r.TypeName(t) == "hash-listpack-ex-pre-ga"
+		return blob.Listpack, 3, 0, true
 	case TypeHashListpackEx:
 		return blob.Listpack, 3, 8, true
 	}
@@ -39,10 +38,10 @@ func (r *Reader) BlobOf(t byte) (kind blob.Kind, per, skip int, ok bool) {
 
 // NodeBlob is the kind of blob the PACKED nodes of list type t hold:
 // ziplists in types 10 and 14, listpacks in 18.
-func NodeBlob(t byte) blob.Kind { return nodeBlob(t) }
+func NodeBlob(t Type) blob.Kind { return nodeBlob(t) }
 
 // DecodeValueBlob appends to dst[:0] the blob held by a value as
-// CountValue or CopyValue wrote it (value), whose string starts skip bytes
+// Value.Count or Value.Copy wrote it (value), whose string starts skip bytes
 // in: the payload of a raw string, the decoded bytes of an LZF one
 // (ErrTooLarge when it claims more than limit bytes), the digits of an
 // integer one (as a server reads it). Bytes that do not make one whole
@@ -80,7 +79,7 @@ func DecodeNodeLZF(dst, comp []byte, ulen uint64, limit int) ([]byte, error) {
 }
 
 // BlobEntries calls fn with each entry of the whole decoded blob b of the
-// given kind, as an ElemString (Len, Data as VisitValue gives it, Int):
+// given kind, as an ElemString (Len, Data as Value.Visit gives it, Int):
 // the entries of a listpack or ziplist, the members of an intset, the
 // keys and values of a zipmap. The error wraps ErrCorrupt when b is not well
 // formed as far as it was walked, or fn's.

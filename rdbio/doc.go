@@ -5,15 +5,35 @@
 // writes, one record at a time, without building whole values in memory:
 // every byte it consumes (except the magic and the EOF trailer) is passed to
 // an optional sink, so copying a file is "set the sink, call Next until
-// io.EOF". A key's value can instead be sent elsewhere (CopyValue), or
-// walked and described (CountValue: its element count, read from the
-// structure — collection lengths, blob headers, stream lengths — never by
-// decoding the elements). List values of types 10, 14 and 18 can be taken
-// node by node, so that one node string can be re-encoded without touching
-// anything else. A Writer mirrors it: it writes the magic, raw bytes,
-// lengths and strings, keeps a running CRC-64 and writes the trailer on
-// Close. Lengths and strings (FORMAT.md §4) have one decoder here, which
-// the Reader and StringScanner (a value held whole) share.
+// io.EOF". Next returns a small decoded Record; a key record's value is read,
+// at most once and only until the next call to Next, through its handle
+// (Reader.Value):
+//
+//	for {
+//		rec, err := r.Next()
+//		...
+//		if rec.Kind == rdbio.KindKey {
+//			info, err := r.Value().Count(nil)
+//			...
+//		}
+//	}
+//
+// The handle copies the value elsewhere (Copy), walks and describes it
+// (Count: its element count, read from the structure — collection lengths,
+// blob headers, stream lengths — never by decoding the elements), reports
+// its parts (Visit), reads a hash's fields with their expiry
+// (ExpiringFields), copies a stream as an older stream type (CopyStreamAs),
+// or walks a list value of types 10, 14 and 18 node by node (Nodes), so
+// that one node string can be re-encoded without touching anything else. A
+// value not read is skipped by Next; a handle used twice or after Next
+// fails with ErrValueUsed. A key's Type is what its type byte means for the
+// file's producer (Redis or Valkey by the magic, Dragonfly by an AUX df-ver
+// or its opcodes before the first key), decided once per file.
+//
+// A Writer mirrors the Reader: it writes the magic, raw bytes, lengths and
+// strings, keeps a running CRC-64 and writes the trailer on Close. Lengths
+// and strings (FORMAT.md §4) have one decoder here, which the Reader and
+// StringScanner (a value held whole) share.
 //
 // The encodings the grammar builds on are packages below it, each on the
 // standard library alone: rdbio/lzf (LZF, the 0xC3 strings), rdbio/crc64
@@ -23,9 +43,9 @@
 // rdbio/blob.
 //
 // There is one walk of the grammar: the value walk that Next uses to skip
-// a value is the one CopyValue and CountValue use.
-// It does not compress or decide anything (listcodec does that), nor sum up
-// or judge a file (rdbio/analyze does that, through this package's public
-// API). Strings are held in memory only up to a cap (Options.Cap); larger
-// ones stream through in bounded chunks.
+// a value is the one Value.Copy and Value.Count use. rdbio does not
+// compress (listcodec does that), nor sum up or judge a file (rdbio/analyze
+// does that, through this package's public API), nor decide how to convert
+// one (rdbio/convert). Strings are held in memory only up to a cap
+// (Options.Cap); larger ones stream through in bounded chunks.
 package rdbio

@@ -31,7 +31,7 @@ func FuzzReader(f *testing.F) {
 // TestStreamGroupNameIntCut: a file the fuzzer found (a stream whose
 // consumer-group name is an integer-encoded string cut short by the end of
 // the input) is a clean error naming the offset where the input ends, on
-// every way of reading a value (CountValue and VisitValue stop earlier, at
+// every way of reading a value (Value.Count and Value.Visit stop earlier, at
 // the stream's listpack, which they decode); Next made IntValue index an
 // empty slice.
 func TestStreamGroupNameIntCut(t *testing.T) {
@@ -65,9 +65,9 @@ func TestStreamGroupNameIntCut(t *testing.T) {
 		case "next":
 			_, err = r.Next()
 		case "count":
-			_, err = r.CountValue(nil)
+			_, err = r.Value().Count(nil)
 		case "visit":
-			_, err = r.VisitValue(func(*Elem) error { return nil })
+			_, err = r.Value().Visit(func(*Elem) error { return nil })
 		}
 		check(how, err)
 	}

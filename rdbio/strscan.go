@@ -7,10 +7,10 @@ import (
 )
 
 // StringScanner reads RDB lengths and strings from a byte slice, with the
-// decoder the Reader uses (FORMAT.md §4): a value held whole,
-// such as the bytes CountValue wrote to a CappedBuffer (a linked list's `len n`, n × `str`). Strings
-// are decoded as a server reads them: raw bytes, an integer's decimal
-// digits, LZF data decompressed. A string of more than limit bytes
+// decoder the Reader uses (FORMAT.md §4): a value held whole, such as the
+// bytes Value.Count wrote to a CappedBuffer (a linked list's `len n`, n ×
+// `str`). Strings are decoded as a server reads them: raw bytes, an
+// integer's decimal digits, LZF data decompressed. A string of more than limit bytes
 // (stored or decoded) is ErrTooLarge; bytes that break the grammar (a
 // length or string running past the slice, LZF data that does not decode
 // to the length it claims, an encoding other than these three, such as

@@ -12,16 +12,18 @@ import (
 	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
-// semanticTypes are the value types (as rdbio names them) whose values
-// github.com/hdt3213/rdb decodes. Module values are not among them: without
-// the module the decoder skips them and gives no content.
-var semanticTypes = map[string]bool{
-	"string": true, "list": true, "set": true, "zset": true, "hash": true, "zset2": true,
-	"hash-zipmap": true, "list-ziplist": true, "set-intset": true, "zset-ziplist": true,
-	"hash-ziplist": true, "list-quicklist": true, "stream": true, "hash-listpack": true,
-	"zset-listpack": true, "list-quicklist2": true, "stream2": true, "set-listpack": true,
-	"stream3": true, "hash-metadata-pre-ga": true, "hash-listpack-ex-pre-ga": true,
-	"hash-metadata": true, "hash-listpack-ex": true, "hash2": true,
+// semanticTypes are the value types whose values github.com/hdt3213/rdb
+// decodes. Module values are not among them: without the module the
+// decoder skips them and gives no content.
+var semanticTypes = map[rdbio.Type]bool{
+	rdbio.TypeString: true, rdbio.TypeList: true, rdbio.TypeSet: true, rdbio.TypeZset: true,
+	rdbio.TypeHash: true, rdbio.TypeZset2: true, rdbio.TypeHashZipmap: true, rdbio.TypeListZiplist: true,
+	rdbio.TypeSetIntset: true, rdbio.TypeZsetZiplist: true, rdbio.TypeHashZiplist: true,
+	rdbio.TypeListQuicklist: true, rdbio.TypeStreamListpacks: true, rdbio.TypeHashListpack: true,
+	rdbio.TypeZsetListpack: true, rdbio.TypeListQuicklist2: true, rdbio.TypeStream2: true,
+	rdbio.TypeSetListpack: true, rdbio.TypeStream3: true, rdbio.TypeHashMetaPreGA: true,
+	rdbio.TypeHashLpExPreGA: true, rdbio.TypeHashMetadata: true, rdbio.TypeHashListpackEx: true,
+	rdbio.TypeHash2: true,
 }
 
 // semDecoder decodes one value at a time with hdt3213/rdb's decoder, fed a
@@ -50,13 +52,13 @@ func (d *semDecoder) init(h rdbio.Header, limit int) {
 	}
 }
 
-// whyNot says why values of the named type are not decoded, or "".
-func (d *semDecoder) whyNot(tname string) string {
+// whyNot says why values of type t are not decoded, or "".
+func (d *semDecoder) whyNot(t rdbio.Type) string {
 	switch {
 	case d.refuse != "":
 		return d.refuse
-	case !semanticTypes[tname]:
-		return "type " + tname
+	case !semanticTypes[t]:
+		return "type " + t.String()
 	}
 	return ""
 }
@@ -72,8 +74,8 @@ func (d *semDecoder) head(dst []byte, typ byte, key []byte) []byte {
 // sets e's semantic digest; nodes are the offsets in buf where the nodes of
 // a list value start. It returns why the value could not be decoded, or "".
 func (d *semDecoder) decode(buf []byte, head int, nodes []int, e *entry) string {
-	if rdbio.IsList(e.typ) {
-		if l, err := listObject(e.typ, buf, nodes, d.limit); err == nil {
+	if t := rdbio.Type(e.typ); rdbio.IsList(t) { // list type bytes mean the same for every producer
+		if l, err := listObject(t, buf, nodes, d.limit); err == nil {
 			e.class, e.count, err = digestObject(l, e.sem[:0])
 			e.semOK = err == nil
 			if err == nil {
@@ -155,7 +157,7 @@ func (d *semDecoder) parseNodes(buf []byte, head int, nodes []int, key string) (
 // buf[nodes[i]:nodes[i+1]], the last one up to the end of buf. A node that
 // is not a raw or LZF string of at most limit bytes, or a blob that is
 // malformed, is an error: the caller then tries hdt3213/rdb.
-func listObject(typ byte, buf []byte, nodes []int, limit int) (*model.ListObject, error) {
+func listObject(typ rdbio.Type, buf []byte, nodes []int, limit int) (*model.ListObject, error) {
 	list := &model.ListObject{}
 	kind := rdbio.NodeBlob(typ)
 	for i, start := range nodes {

@@ -10,7 +10,7 @@
 // what `rdbz analyze` prints.
 //
 // It reads through rdbio's public API only: rdbio walks the grammar and
-// counts elements (rdbio.Reader.CountValue, NodeElements); this package
+// counts elements (rdbio.Value.Count, Nodes.Elements); this package
 // adds them up and judges. It does not walk the RDB grammar itself (it
 // only wraps single values in a minimal RDB to hand them to hdt3213/rdb's
 // decoder), change or write files, or compress; counts it cannot tell cheaply (module

@@ -1,6 +1,10 @@
 package analyze
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/rdbz/rdbz/rdbio"
+)
 
 // Target is one server's loader rules, as the compatibility verdicts use
 // them, for the packages that make a file fit a server (rdbio/convert): one
@@ -51,9 +55,8 @@ func (t Target) ValkeyMagic() int { return t.s.valkeyMax }
 // Dragonfly reports whether the server is Dragonfly.
 func (t Target) Dragonfly() bool { return t.s.kind == kindDragonfly }
 
-// ReadsType reports whether the server reads a value of type typ, named
-// name by the file's producer (rdbio.Reader.TypeName).
-func (t Target) ReadsType(typ byte, name string) bool { return t.s.typeOK(typ, name) }
+// ReadsType reports whether the server reads a value of type typ.
+func (t Target) ReadsType(typ rdbio.Type) bool { return t.s.typeOK(typ) }
 
 // OpCause says whether the server reads opcode op in a file with the
 // VALKEY magic or not: "" when it does, else why not and whether that

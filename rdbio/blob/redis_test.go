@@ -117,15 +117,20 @@ func dumpBlobs(t *testing.T, dump []byte) map[string][]serverBlob {
 		key := string(rec.Key)
 		if rdbio.IsList(rec.Type) {
 			kind := rdbio.NodeBlob(rec.Type)
-			_, err = r.EachNode(func(n *rdbio.Node) (bool, error) {
+			var nodes *rdbio.Nodes
+			if nodes, err = r.Value().Nodes(); err != nil {
+				t.Fatal(err)
+			}
+			for nodes.Next() {
+				n := nodes.Node()
 				if n.Enc != rdbio.EncRaw || n.Data == nil {
-					return false, fmt.Errorf("%s: node stored %s", key, n.Enc)
+					t.Fatalf("%s: node stored %s", key, n.Enc)
 				}
 				out[key] = append(out[key], serverBlob{kind: kind, plain: n.Container == 1, data: bytes.Clone(n.Data)})
-				return true, nil
-			})
+			}
+			err = nodes.Err()
 		} else {
-			_, err = r.VisitValue(func(e *rdbio.Elem) error {
+			_, err = r.Value().Visit(func(e *rdbio.Elem) error {
 				if e.Kind == rdbio.ElemBlob {
 					out[key] = append(out[key], serverBlob{kind: e.Blob, data: bytes.Clone(e.Data)})
 				}

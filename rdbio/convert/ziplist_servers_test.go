@@ -71,9 +71,9 @@ func firstKeyElements(t *testing.T, b []byte) int64 {
 			t.Fatal(err)
 		}
 		if rec.Kind == rdbio.KindKey {
-			info, err := r.CountValue(nil)
+			info, err := r.Value().Count(nil)
 			if err != nil || !info.Known {
-				t.Fatalf("CountValue: %+v, %v", info, err)
+				t.Fatalf("Value.Count: %+v, %v", info, err)
 			}
 			return info.Elements
 		}
