@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -236,7 +237,7 @@ func (f *File) DecodeBlock(i int, dst []byte) ([]byte, error) {
 	if n != b.Size {
 		return dst[:0], errAt(b.Offset+int64(n), ErrFormat, "block %d: frame ends after %d bytes, the index says %d", i, n, b.Size)
 	}
-	out, err := f.dec.DecodeAll(frame, dst[:0])
+	out, err := f.dec.DecodeAll(frame, slices.Grow(dst[:0], b.TSize))
 	if err != nil {
 		sentinel := ErrFormat
 		if errors.Is(err, zstd.ErrCRCMismatch) {

@@ -183,7 +183,9 @@ func (r *Reader) decoder() {
 			if !ok {
 				return
 			}
-			j.out, j.err = r.dec.DecodeAll(j.frame, j.out[:0])
+			// The decoder writes at most cap(dst) bytes
+			// (WithDecodeAllCapLimit): the frame's content size.
+			j.out, j.err = r.dec.DecodeAll(j.frame, slices.Grow(j.out[:0], j.fi.contentSize))
 			if j.err != nil {
 				sentinel := ErrFormat
 				if errors.Is(j.err, zstd.ErrCRCMismatch) {
