@@ -196,7 +196,7 @@ func TestHugeRecordBoundedMemory(t *testing.T) {
 		t.Skip("512 MiB")
 	}
 	const size = 512 << 20
-	const bound = 40 << 20 // heap in use, both ways, whole test process
+	const bound = 24 << 20 // heap in use, both ways, whole test process
 	path := filepath.Join(t.TempDir(), "huge.rdbz")
 	out, err := os.Create(path)
 	if err != nil {
