@@ -133,43 +133,70 @@ func filterMatch(f []byte, n int, p uint, h uint64) bool {
 		return true
 	}
 	want := filterValue(h, n, p)
+	r := bitReader{f: f}
 	var v uint64
-	pos, end := uint64(0), uint64(len(f))*8
-	bit := func() (uint64, bool) {
-		if pos >= end {
-			return 0, false
-		}
-		b := uint64(f[pos>>3]>>(7-pos&7)) & 1
-		pos++
-		return b, true
-	}
-	for i := 0; i < n; i++ {
-		var q uint64
-		for {
-			b, ok := bit()
-			if !ok {
-				return true
-			}
-			if b == 0 {
-				break
-			}
-			q++
-		}
-		r := uint64(0)
-		for j := uint(0); j < p; j++ {
-			b, ok := bit()
-			if !ok {
-				return true
-			}
-			r = r<<1 | b
-		}
-		v += q<<p | r
-		if v == want {
+	for range n {
+		q, ok := r.unary()
+		if !ok {
 			return true
 		}
-		if v > want {
-			return false
+		low, ok := r.bits(p)
+		if !ok {
+			return true
+		}
+		v += q<<p | low
+		if v >= want {
+			return v == want
 		}
 	}
 	return false
+}
+
+// bitReader reads a filter most significant bit first, 64 bits at a time.
+type bitReader struct {
+	f     []byte
+	pos   int    // next byte of f to load
+	buf   uint64 // bits not yet read, left-aligned
+	avail uint   // how many
+}
+
+// fill loads whole bytes while they fit.
+func (r *bitReader) fill() {
+	for r.avail <= 56 && r.pos < len(r.f) {
+		r.buf |= uint64(r.f[r.pos]) << (56 - r.avail)
+		r.pos++
+		r.avail += 8
+	}
+}
+
+// unary counts one bits up to the next zero bit, which it consumes.
+func (r *bitReader) unary() (uint64, bool) {
+	var q uint64
+	for {
+		r.fill()
+		if r.avail == 0 {
+			return 0, false
+		}
+		ones := uint(bits.LeadingZeros64(^r.buf))
+		if ones < r.avail {
+			q += uint64(ones)
+			r.buf <<= ones + 1
+			r.avail -= ones + 1
+			return q, true
+		}
+		q += uint64(r.avail)
+		r.buf, r.avail = 0, 0
+	}
+}
+
+// bits reads n ≤ 32 bits.
+func (r *bitReader) bits(n uint) (uint64, bool) {
+	r.fill()
+	if r.avail < n {
+		return 0, false
+	}
+	v := r.buf >> (64 - n)
+	r.buf <<= n
+	r.avail -= n
+	return v, true
 }
