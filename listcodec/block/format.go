@@ -165,11 +165,13 @@ func checkHeaderRest(payload []byte, h *Header) error {
 }
 
 // maxFrameLen bounds the compressed length of a frame decoding to at most
-// blockSize bytes: a frame header, the content stored raw in zstd blocks of
-// up to 128 KiB (3-byte headers), and the checksum. zstd's own encoder never
-// exceeds it (it stores a block raw when compression would grow it).
+// blockSize bytes: a frame header, the content stored raw in zstd blocks
+// averaging at least 1 KiB (3-byte headers), and the checksum. Encoders
+// store a block raw when compression would grow it (klauspost's cuts 64 KiB
+// zstd blocks at its fastest level, 128 KiB at the others); the Writer
+// checks every frame against it.
 func maxFrameLen(blockSize int) int {
-	return frameHeaderMax + blockSize + 3*(blockSize/zstdBlockMax+1) + 4
+	return frameHeaderMax + blockSize + 3*(blockSize/1024+1) + 4
 }
 
 // frameInfo is what rdbz reads from a block frame's header.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 // randomStream makes n records of random lengths (some far over a block)
@@ -45,6 +47,25 @@ func TestRoundTripRandom(t *testing.T) {
 				t.Fatalf("bs %d seed %d: sequential read differs (%d vs %d bytes)", bs, seed, len(got), len(data))
 			}
 			t.Logf("bs %d: %d -> %d bytes, %d blocks, index %d", bs, len(data), st.Total(), st.Blocks, st.IndexBytes)
+		}
+	}
+}
+
+// TestIncompressible: random bytes at every level and several block sizes
+// stay within the format's frame bound (the Writer would fail otherwise).
+func TestIncompressible(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	data := make([]byte, 3<<20)
+	for i := range data {
+		data[i] = byte(rng.Uint32())
+	}
+	recs := []record{{off: 0, end: int64(len(data)), key: []byte("r")}}
+	for _, bs := range []int{MinBlockSize, 3000, 64 << 10, 128 << 10, 256 << 10, 1 << 20} {
+		for _, l := range []zstd.EncoderLevel{zstd.SpeedFastest, zstd.SpeedDefault, zstd.SpeedBetterCompression} {
+			file, _ := writeRecords(t, data, recs, nil, Options{BlockSize: bs, Level: l})
+			if got := readAll(t, file, ReaderOptions{}); !bytes.Equal(got, data) {
+				t.Fatalf("bs %d level %v: differs", bs, l)
+			}
 		}
 	}
 }

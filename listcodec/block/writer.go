@@ -385,6 +385,9 @@ func shrink(b []byte, limit int) []byte {
 }
 
 func (w *Writer) writeBlock(j *wjob) error {
+	if len(j.frame) > maxFrameLen(w.opt.BlockSize) {
+		return fmt.Errorf("rdbz format 2: block %d: the encoder made a frame of %d bytes, over the format's %d", w.stats.Blocks, len(j.frame), maxFrameLen(w.opt.BlockSize))
+	}
 	if _, err := w.out.Write(j.frame); err != nil {
 		return fmt.Errorf("rdbz format 2: write block %d: %w", w.stats.Blocks, err)
 	}
