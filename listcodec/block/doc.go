@@ -15,6 +15,18 @@
 // io.ReaderAt, answers which blocks may hold a key (Lookup) and decodes one
 // block alone (DecodeBlock) or T from a block on (StreamFrom).
 //
+// Memory is bounded by the options, never by the input: a Writer holds
+// Workers+2 blocks and their frames, the encoders (one per worker, windows
+// of one block) and the index (at most IndexShare of the output plus a few
+// bytes per block); a Reader holds Lookahead frames and decoded blocks, the
+// dictionary (at most MaxDictSize), a 64 KiB read buffer and the decoders; a
+// File holds the index (at most MaxIndexSize, and never more than the file)
+// and one frame per DecodeBlock call. Every length read from a file is
+// checked against these bounds before it sizes an allocation, and every
+// error about a file's content is an *Error naming the byte offset and
+// wrapping one of ErrFormat, ErrTruncated, ErrChecksum, ErrDictionary,
+// ErrLimit or ErrVersion.
+//
 // The whole file is a sequence of zstd frames (skippable frames for the
 // header and the index), so `zstd -d -D DICT` reproduces T as well.
 //

@@ -9,9 +9,11 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// FuzzReader feeds arbitrary bytes to both readers: they must not panic,
-// must stay within hostileBound, and must agree: a file the index reader
-// accepts whole decodes to the same T sequentially.
+// FuzzReader feeds arbitrary bytes to both readers: they must not panic
+// and must agree: a file both accept decodes to the same T, and the index
+// reader accepts whatever the sequential one does. (Memory bounds are
+// TestHostile*'s: runtime.ReadMemStats took 150 ms and more in a fuzz
+// worker, which stopped fuzzing.)
 func FuzzReader(f *testing.F) {
 	data, recs := randomStream(21, 60, 300)
 	for _, dict := range [][]byte{nil, mustDict(f, data, recs)} {
@@ -29,7 +31,7 @@ func FuzzReader(f *testing.F) {
 		var seqErr error
 		var blocks []byte
 		var idxErr error
-		n := allocated(func() {
+		func() {
 			r, err := NewReader(context.Background(), bytes.NewReader(file), ReaderOptions{Lookahead: 2})
 			if err == nil {
 				seq, err = io.ReadAll(r)
@@ -49,10 +51,7 @@ func FuzzReader(f *testing.F) {
 				fl.Close()
 			}
 			idxErr = err
-		})
-		if n > hostileBound+uint64(4*len(file)) {
-			t.Fatalf("%d bytes allocated for a %d-byte input", n, len(file))
-		}
+		}()
 		if seqErr == nil && idxErr == nil && !bytes.Equal(seq, blocks) {
 			t.Fatalf("the readers disagree: %d vs %d bytes", len(seq), len(blocks))
 		}
