@@ -24,4 +24,6 @@ var (
 	ErrVerify = errors.New("compressed node does not decode back to its input")
 	// ErrTarget: ParseTarget was given an unknown target name.
 	ErrTarget = errors.New("unknown target")
+	// ErrOptions: options that cannot go together.
+	ErrOptions = errors.New("invalid options")
 )

@@ -111,8 +111,12 @@ func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, ErrUnsupported) {
-			if err := ts.begin(nil, start); err != nil {
-				return st, err
+			// The rest goes on as it is: in a record of its own when the
+			// walk stopped at a record's start, else in the value's.
+			if ts.hold {
+				if err := ts.begin(nil, start); err != nil {
+					return st, err
+				}
 			}
 			if _, err := r.PassBody(); err != nil {
 				return st, err

@@ -65,3 +65,45 @@ func TestTRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// tcheck is a TSink that checks what block.Writer requires: every record
+// gets a byte before the next Begin, input offsets do not decrease.
+type tcheck struct {
+	t      *testing.T
+	name   string
+	n, at  int
+	input  int64
+	begins int
+}
+
+func (c *tcheck) Begin(key []byte, input int64) error {
+	if c.begins > 0 && c.n == c.at {
+		c.t.Errorf("%s: empty record before input offset %d", c.name, input)
+	}
+	if input < c.input {
+		c.t.Errorf("%s: input offset %d after %d", c.name, input, c.input)
+	}
+	c.begins++
+	c.at, c.input = c.n, input
+	return nil
+}
+
+func (c *tcheck) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
+
+// TestTRecords: EncodeT's records are never empty and their offsets grow,
+// files rdbio stops in (ErrUnsupported) included.
+func TestTRecords(t *testing.T) {
+	for _, f := range rdbiotest.Files(t) {
+		if f.Folder == "generated" {
+			continue
+		}
+		src, err := os.ReadFile(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := &tcheck{t: t, name: f.Name}
+		if _, err := EncodeT(c, bytes.NewReader(src), Options{IgnoreChecksum: true}); err != nil && !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v", f.Name, err)
+		}
+	}
+}
