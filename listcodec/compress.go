@@ -65,10 +65,13 @@ func Compress(dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error)
 // Train.TrainBytes of node bytes, held in memory meanwhile. Cancelling ctx
 // stops it with ctx's error.
 func CompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error) {
-	opt = opt.withDefaults()
 	if opt.Format2 {
+		lvl := opt.Level
+		opt = opt.withDefaults()
+		opt.Level = lvl // 0: format 2's own default
 		return compress2(ctx, dst, src, opt)
 	}
+	opt = opt.withDefaults()
 	start := time.Now()
 	st := &Stats{}
 	if f, ok := src.(seekFile); ok && opt.Dict == nil && !opt.Train.Stream && isRegular(f) {

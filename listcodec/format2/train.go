@@ -57,7 +57,7 @@ func (s *sampler) samples() [][]byte {
 // and without it, scaled to all of T. nil: blocks without a dictionary.
 func buildDict(samples [][]byte, tBytes int64, opt Options) []byte {
 	size := int(max(min(int64(opt.DictSize), tBytes/10), 4<<10))
-	d, err := trainDict(samples, train.Params{DictSize: size, Seed: opt.Seed, Level: opt.Level})
+	d, err := trainDict(samples, train.Params{DictSize: size, Seed: opt.Seed, Level: opt.Level, K: trainK, D: trainD})
 	if err != nil || d == nil {
 		return nil
 	}
@@ -71,6 +71,12 @@ func buildDict(samples [][]byte, tBytes int64, opt Options) []byte {
 	}
 	return d
 }
+
+// trainK and trainD fix the trainer's segment and d-mer sizes: searching
+// them (train.Params with 0) took 1.4 s of the 1.7 s compress of
+// app-cache-nocompress and gave outputs within 0.1% of these on
+// app-cache, app-cache-nocompress, mixed-nocompress and lists-ints-small.
+const trainK, trainD = 1024, 8
 
 // trainDict runs the trainer; a failure (a panic included) means no
 // dictionary.
