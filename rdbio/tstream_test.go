@@ -3,6 +3,7 @@ package rdbio
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"testing"
 
@@ -104,6 +105,56 @@ func TestTRecords(t *testing.T) {
 		c := &tcheck{t: t, name: f.Name}
 		if _, err := EncodeT(c, bytes.NewReader(src), Options{IgnoreChecksum: true}); err != nil && !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: %v", f.Name, err)
+		}
+	}
+}
+
+// TestTHostile: 0xC5 strings that lie, are over the cap, carry flags or
+// stand where no string may fail cleanly, naming their offset; and 0xC5 in
+// an ordinary RDB is refused.
+func TestTHostile(t *testing.T) {
+	rdb := func(body ...byte) []byte {
+		b := append([]byte("REDIS0009"), body...)
+		return append(b, OpEOF, 0, 0, 0, 0, 0, 0, 0, 0) // trailer 0: not checked
+	}
+	key := []byte{0, 1, 'k'} // type string, key "k"
+	cases := []struct {
+		name string
+		in   []byte
+		want error
+	}{
+		{"length runs past the end", rdb(append(key, 0xC5, 0, 0x40|0x3F, 0xFF, 'x')...), ErrCorrupt},
+		{"over the cap", rdb(append(key, 0xC5, 0, 0x80, 0x10, 0, 0, 0)...), ErrTooLarge},
+		{"flags", rdb(append(key, 0xC5, 1, 1, 'x')...), ErrCorrupt},
+		{"zero length", rdb(append(key, 0xC5, 0, 0)...), ErrCorrupt},
+		{"as a length", rdb(OpSelectDB, 0xC5, 0, 1, 'x'), ErrCorrupt},
+		{"as a collection count", rdb(2, 1, 'k', 0xC5, 0, 1, 'x'), ErrCorrupt},
+	}
+	for _, c := range cases {
+		for _, target := range []Target{TargetOriginal, TargetRaw, TargetLZF} {
+			_, err := DecodeT(io.Discard, bytes.NewReader(c.in), target, Options{Cap: 1 << 20})
+			var re *Error
+			if !errors.Is(err, c.want) || !errors.As(err, &re) || re.Offset <= 9 {
+				t.Errorf("%s, %v: %v, want %v with an offset", c.name, target, err, c.want)
+			}
+		}
+	}
+	plain := rdb(append(key, 0xC5, 0, 1, 'x')...)
+	if _, err := Copy(io.Discard, bytes.NewReader(plain), Options{}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("0xC5 in an RDB: %v", err)
+	}
+	if _, err := EncodeT(&tbuf{}, bytes.NewReader(plain), Options{}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("0xC5 in EncodeT's input: %v", err)
+	}
+	// The good one decodes to each target.
+	good := rdb(append(key, 0xC5, 0, 30, 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a')...)
+	for _, target := range []Target{TargetOriginal, TargetRaw, TargetLZF} {
+		var out bytes.Buffer
+		if _, err := DecodeT(&out, bytes.NewReader(good), target, Options{}); err != nil {
+			t.Errorf("good, %v: %v", target, err)
+		}
+		if _, err := Copy(io.Discard, bytes.NewReader(out.Bytes()), Options{}); err != nil {
+			t.Errorf("good, %v: output: %v", target, err)
 		}
 	}
 }
