@@ -47,7 +47,7 @@ func runAnalyze(c *cli.Context) error {
 	if c.NArg() > 1 {
 		return runAnalyzeMany(c)
 	}
-	in, err := openInput(c.Args().First())
+	in, err := openRDB(c.Context, c.Args().First())
 	if err != nil {
 		return err
 	}
