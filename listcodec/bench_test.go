@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
@@ -58,7 +59,7 @@ func BenchmarkTranscode(b *testing.B) {
 func firstDict(b *testing.B, comp []byte) *Dict {
 	var d *Dict
 	err := rdbio.ForEachAux(bytes.NewReader(comp), func(name, value []byte) bool {
-		if string(name) == rdbio.AuxDict {
+		if string(name) == format.AuxDict {
 			d, _ = ParseDict(bytes.Clone(value))
 			return false
 		}

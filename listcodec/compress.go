@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -150,7 +151,7 @@ func (c *compressor) run(ctx context.Context, dst io.Writer, src io.Reader, st *
 
 // aux refuses a file that is rdbz-compressed already.
 func (c *compressor) aux(rec *rdbio.Record) error {
-	if bytes.HasPrefix(rec.Name, []byte(rdbio.AuxPrefix)) {
+	if bytes.HasPrefix(rec.Name, []byte(format.AuxPrefix)) {
 		return errAlreadyCompressed(rec)
 	}
 	return nil
@@ -190,7 +191,7 @@ func (c *compressor) emit(it *item, toWorkers bool) error {
 
 // formatAux is the marker record a compressed file starts with.
 func formatAux() []byte {
-	return rdbio.AppendAux(nil, []byte(rdbio.AuxFormat), []byte(rdbio.FormatVersion))
+	return rdbio.AppendAux(nil, []byte(format.AuxFormat), []byte(format.Version))
 }
 
 // dictAux is the records that bring a dictionary: the dictionary itself
@@ -199,16 +200,16 @@ func dictAux(d *Dict, noEmbed bool) []byte {
 	id := strconv.FormatUint(uint64(d.ID), 10)
 	var aux []byte
 	if noEmbed {
-		aux = rdbio.AppendAux(nil, []byte(rdbio.AuxDictID), []byte(id))
+		aux = rdbio.AppendAux(nil, []byte(format.AuxDictID), []byte(id))
 	} else {
-		aux = rdbio.AppendAux(nil, []byte(rdbio.AuxDict), d.Bytes)
+		aux = rdbio.AppendAux(nil, []byte(format.AuxDict), d.Bytes)
 	}
-	return rdbio.AppendAux(aux, []byte(rdbio.AuxDictSum), []byte(id+":"+d.Sum()))
+	return rdbio.AppendAux(aux, []byte(format.AuxDictSum), []byte(id+":"+d.Sum()))
 }
 
 // sourceCRCAux goes before the trailer when the source's trailer was 0.
 func sourceCRCAux() []byte {
-	return rdbio.AppendAux(nil, []byte(rdbio.AuxSourceCRC), []byte("0"))
+	return rdbio.AppendAux(nil, []byte(format.AuxSourceCRC), []byte("0"))
 }
 
 // bigNode passes a node over the cap through unchanged.

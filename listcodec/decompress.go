@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -97,25 +98,25 @@ type decompressor struct {
 func (d *decompressor) aux(rec *rdbio.Record) error {
 	var err error
 	switch string(rec.Name) {
-	case rdbio.AuxFormat:
+	case format.AuxFormat:
 		d.format = string(rec.Value)
-		if d.format != rdbio.FormatVersion && d.format != rdbio.FormatVersion10 {
+		if d.format != format.Version && d.format != format.Version10 {
 			err = fmt.Errorf("rdbz format %q at offset %d: this rdbz reads formats %s and %s: %w",
-				rec.Value, rec.Offset, rdbio.FormatVersion10, rdbio.FormatVersion, ErrFormatVersion)
+				rec.Value, rec.Offset, format.Version10, format.Version, ErrFormatVersion)
 		}
-	case rdbio.AuxDict:
+	case format.AuxDict:
 		var dict *Dict
 		if dict, err = ParseDict(append([]byte(nil), rec.Value...)); err != nil {
-			err = fmt.Errorf("AUX %s at offset %d: %w", rdbio.AuxDict, rec.Offset, err)
+			err = fmt.Errorf("AUX %s at offset %d: %w", format.AuxDict, rec.Offset, err)
 		} else {
 			dict.Source = fmt.Sprintf("embedded at offset %d", rec.Offset)
 			d.dicts = append(d.dicts, dict)
 		}
-	case rdbio.AuxDictID:
+	case format.AuxDictID:
 		err = d.checkDictID(rec)
-	case rdbio.AuxDictSum:
+	case format.AuxDictSum:
 		err = d.checkDictSum(rec)
-	case rdbio.AuxSourceCRC:
+	case format.AuxSourceCRC:
 		d.sourceZero = string(rec.Value) == "0"
 	default:
 		return nil
@@ -133,7 +134,7 @@ func (d *decompressor) checkDictSum(rec *rdbio.Record) error {
 	idText, want, ok := strings.Cut(string(rec.Value), ":")
 	id, err := strconv.ParseUint(idText, 10, 32)
 	if !ok || err != nil {
-		return fmt.Errorf("AUX %s at offset %d: %q is not ID:checksum", rdbio.AuxDictSum, rec.Offset, rec.Value)
+		return fmt.Errorf("AUX %s at offset %d: %q is not ID:checksum", format.AuxDictSum, rec.Offset, rec.Value)
 	}
 	for _, dict := range d.dicts {
 		if dict.ID != uint32(id) {
@@ -152,7 +153,7 @@ func (d *decompressor) checkDictSum(rec *rdbio.Record) error {
 // format 1.1 file that could be walked to its end always carries a CRC64;
 // one whose trailer is 0 was altered, and its frames cannot be trusted.
 func (d *decompressor) end(eof *rdbio.Record) (rdbio.Trailer, error) {
-	if d.format == rdbio.FormatVersion && eof.Checksum == rdbio.ChecksumDisabled && !d.t.unwalked {
+	if d.format == format.Version && eof.Checksum == rdbio.ChecksumDisabled && !d.t.unwalked {
 		return rdbio.Trailer{}, fmt.Errorf("rdbz format %s file with a CRC64 trailer of 0 (rdbz always writes one): the file was altered: %w",
 			d.format, rdbio.ErrChecksum)
 	}
@@ -166,7 +167,7 @@ func (d *decompressor) end(eof *rdbio.Record) (rdbio.Trailer, error) {
 func (d *decompressor) checkDictID(rec *rdbio.Record) error {
 	id, err := strconv.ParseUint(string(rec.Value), 10, 32)
 	if err != nil {
-		return fmt.Errorf("AUX %s at offset %d: %q is not a dictionary ID", rdbio.AuxDictID, rec.Offset, rec.Value)
+		return fmt.Errorf("AUX %s at offset %d: %q is not a dictionary ID", format.AuxDictID, rec.Offset, rec.Value)
 	}
 	for _, dict := range d.dicts {
 		if dict.ID == uint32(id) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -83,7 +84,7 @@ func TestExternalDictionary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rec.Kind == rdbio.KindAux && string(rec.Name) == rdbio.AuxDict {
+		if rec.Kind == rdbio.KindAux && string(rec.Name) == format.AuxDict {
 			d, err := ParseDict(bytes.Clone(rec.Value))
 			if err != nil {
 				t.Fatal(err)
@@ -96,7 +97,7 @@ func TestExternalDictionary(t *testing.T) {
 	if _, err := Compress(&ext, bytes.NewReader(data), CompressOptions{Dict: dict, NoEmbed: true}); err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(ext.Bytes(), []byte(rdbio.AuxDict+"\x00")) || !bytes.Contains(ext.Bytes(), []byte(rdbio.AuxDictID)) {
+	if bytes.Contains(ext.Bytes(), []byte(format.AuxDict+"\x00")) || !bytes.Contains(ext.Bytes(), []byte(format.AuxDictID)) {
 		t.Fatal("--no-embed output should carry rdbz-dict-id, not the dictionary")
 	}
 	_, err := Decompress(&bytes.Buffer{}, bytes.NewReader(ext.Bytes()), DecompressOptions{})

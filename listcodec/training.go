@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/train"
 )
@@ -270,7 +271,7 @@ func trainFromFile(ctx context.Context, f seekFile, opt CompressOptions) (*Dict,
 func refuseCompressed(f seekFile, flow Flow) error {
 	r, err := rdbio.NewReader(f, rdbio.Options{Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum})
 	if err == nil {
-		if rec, err := r.Next(); err == nil && rec.Kind == rdbio.KindAux && string(rec.Name) == rdbio.AuxFormat {
+		if rec, err := r.Next(); err == nil && rec.Kind == rdbio.KindAux && string(rec.Name) == format.AuxFormat {
 			return errAlreadyCompressed(rec)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rdbz/rdbz/listcodec"
-	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio/analyze"
 )
 
@@ -42,7 +42,7 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 	line("producer", prod)
 	for _, x := range a.Aux {
 		switch x.Name {
-		case "redis-ver", "valkey-ver", "df-ver", "ctime", "used-mem", rdbio.AuxDict:
+		case "redis-ver", "valkey-ver", "df-ver", "ctime", "used-mem", format.AuxDict:
 			continue
 		}
 		v := x.Value

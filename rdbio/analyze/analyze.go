@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -204,15 +205,15 @@ func (a *analyzer) aux(rec *rdbio.Record) {
 		p.UsedMem, _ = strconv.ParseInt(val, 10, 64)
 	case "aof-base":
 		p.AofBase = val == "1"
-	case rdbio.AuxFormat:
+	case format.AuxFormat:
 		res.Rdbz.Compressed, res.Rdbz.Format = true, val
-	case rdbio.AuxDict:
+	case format.AuxDict:
 		d := DictInfo{Bytes: len(rec.Value)}
 		if len(rec.Value) >= 8 {
 			d.ID = binary.LittleEndian.Uint32(rec.Value[4:])
 		}
 		res.Rdbz.Dicts = append(res.Rdbz.Dicts, d)
-	case rdbio.AuxDictID:
+	case format.AuxDictID:
 		if id, err := strconv.ParseUint(val, 10, 32); err == nil {
 			res.Rdbz.ExternalDictIDs = append(res.Rdbz.ExternalDictIDs, uint32(id))
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 	"github.com/rdbz/rdbz/train"
@@ -278,7 +279,7 @@ func rdbzFile(t *testing.T) string {
 // are reported.
 func TestAnalyzeRdbzFile(t *testing.T) {
 	a := analyzePath(t, rdbzFile(t))
-	if !a.Rdbz.Compressed || a.Rdbz.Format != rdbio.FormatVersion || len(a.Rdbz.Dicts) != 1 || a.Rdbz.ZstdNodes == 0 {
+	if !a.Rdbz.Compressed || a.Rdbz.Format != format.Version || len(a.Rdbz.Dicts) != 1 || a.Rdbz.ZstdNodes == 0 {
 		t.Fatalf("rdbz = %+v", a.Rdbz)
 	}
 	if a.Rdbz.Dicts[0].ID < train.MinID || a.Rdbz.Dicts[0].Bytes == 0 {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/analyze"
 )
@@ -61,7 +62,7 @@ func decodeStage(ctx context.Context, src io.Reader, decode DecodeFunc, rep *Rep
 		return src, none
 	}
 	br := bufio.NewReaderSize(src, 64<<10)
-	mark := append([]byte{rdbio.OpAux, byte(len(rdbio.AuxFormat))}, rdbio.AuxFormat...)
+	mark := append([]byte{rdbio.OpAux, byte(len(format.AuxFormat))}, format.AuxFormat...)
 	head, _ := br.Peek(9 + len(mark))
 	if len(head) < 9+len(mark) || !bytes.Equal(head[9:], mark) {
 		return br, none
