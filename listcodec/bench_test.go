@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
@@ -56,11 +57,11 @@ func BenchmarkTranscode(b *testing.B) {
 	}
 }
 
-func firstDict(b *testing.B, comp []byte) *Dict {
-	var d *Dict
+func firstDict(b *testing.B, comp []byte) *node.Dict {
+	var d *node.Dict
 	err := rdbio.ForEachAux(bytes.NewReader(comp), func(name, value []byte) bool {
 		if string(name) == format.AuxDict {
-			d, _ = ParseDict(bytes.Clone(value))
+			d, _ = node.ParseDict(bytes.Clone(value))
 			return false
 		}
 		return true

@@ -11,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -19,7 +20,7 @@ type CompressOptions struct {
 	Flow
 	// Dict is the dictionary to compress with; nil trains one from the
 	// input (Train).
-	Dict *Dict
+	Dict *node.Dict
 	// NoEmbed writes AUX rdbz-dict-id instead of the dictionary itself.
 	NoEmbed bool
 	Level   zstd.EncoderLevel // 0 = DefaultLevel
@@ -196,7 +197,7 @@ func formatAux() []byte {
 
 // dictAux is the records that bring a dictionary: the dictionary itself
 // (or, noEmbed, its ID) and the checksum of its bytes.
-func dictAux(d *Dict, noEmbed bool) []byte {
+func dictAux(d *node.Dict, noEmbed bool) []byte {
 	id := strconv.FormatUint(uint64(d.ID), 10)
 	var aux []byte
 	if noEmbed {
@@ -232,7 +233,7 @@ func (c *compressor) end(eof *rdbio.Record) (rdbio.Trailer, error) {
 }
 
 // useDict writes the dictionary's AUX records and starts the workers.
-func (c *compressor) useDict(d *Dict) error {
+func (c *compressor) useDict(d *node.Dict) error {
 	t := c.t
 	if err := t.ch.inject(dictAux(d, c.opt.NoEmbed)); err != nil {
 		return err
@@ -285,7 +286,7 @@ func (c *compressor) release() error {
 
 // useDictBefore queues the dictionary AUX ahead of the held items (the
 // chunker's pending bytes come after them).
-func (c *compressor) useDictBefore(d *Dict) error {
+func (c *compressor) useDictBefore(d *node.Dict) error {
 	t := c.t
 	cur := t.ch.cur
 	t.ch.cur = nil
@@ -297,16 +298,16 @@ func (c *compressor) useDictBefore(d *Dict) error {
 // worker compresses nodes with its own codec and scratch buffers.
 type worker struct {
 	opt   *CompressOptions
-	codec *Codec
+	codec *node.Codec
 	lzf   rdbio.LZFEncoder
 	raw   []byte
 	chk   []byte
 	ver   []byte
 }
 
-func (c *compressor) newWorker(d *Dict) (nodeFunc, error) {
+func (c *compressor) newWorker(d *node.Dict) (nodeFunc, error) {
 	// Without a CRC64 trailer (RDB < 5) each frame carries a checksum.
-	codec, err := NewCodec([]*Dict{d}, d, c.opt.Level, WithFrameChecksum(!c.t.r.Header().HasChecksum()))
+	codec, err := node.NewCodec([]*node.Dict{d}, d, c.opt.Level, node.WithFrameChecksum(!c.t.r.Header().HasChecksum()))
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
@@ -39,9 +40,9 @@ func decompressBytes(t *testing.T, in []byte, to Target) []byte {
 
 // fixedDict is testdata/test.dict (testdata/make-test-dict.sh), for the
 // tests whose subject is not the dictionary: they need not train one.
-var fixedDict = sync.OnceValues(func() (*Dict, error) { return ReadDictFile("../testdata/test.dict") })
+var fixedDict = sync.OnceValues(func() (*node.Dict, error) { return node.ReadDictFile("../testdata/test.dict") })
 
-func testDictFile(t *testing.T) *Dict {
+func testDictFile(t *testing.T) *node.Dict {
 	t.Helper()
 	d, err := fixedDict()
 	if err != nil {

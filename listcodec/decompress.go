@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -56,7 +57,7 @@ func ParseTarget(s string) (Target, error) {
 type DecompressOptions struct {
 	Flow
 	To    Target
-	Dicts []*Dict // external dictionaries (for files written with NoEmbed)
+	Dicts []*node.Dict // external dictionaries (for files written with NoEmbed)
 }
 
 // Decompress is DecompressContext without cancellation.
@@ -76,7 +77,7 @@ func DecompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt De
 	if err != nil {
 		return st, err
 	}
-	d := &decompressor{opt: opt, t: t, dicts: append([]*Dict(nil), opt.Dicts...)}
+	d := &decompressor{opt: opt, t: t, dicts: append([]*node.Dict(nil), opt.Dicts...)}
 	t.h = d
 	err = t.run()
 	st.Elapsed = time.Since(start)
@@ -87,7 +88,7 @@ func DecompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt De
 type decompressor struct {
 	opt        DecompressOptions
 	t          *transcoder
-	dicts      []*Dict
+	dicts      []*node.Dict
 	started    int    // dictionaries the running workers know
 	format     string // the rdbz format version; "" for an ordinary RDB
 	sourceZero bool   // AUX rdbz-source-crc: the source's trailer was 0
@@ -105,8 +106,8 @@ func (d *decompressor) aux(rec *rdbio.Record) error {
 				rec.Value, rec.Offset, format.Version10, format.Version, ErrFormatVersion)
 		}
 	case format.AuxDict:
-		var dict *Dict
-		if dict, err = ParseDict(append([]byte(nil), rec.Value...)); err != nil {
+		var dict *node.Dict
+		if dict, err = node.ParseDict(append([]byte(nil), rec.Value...)); err != nil {
 			err = fmt.Errorf("AUX %s at offset %d: %w", format.AuxDict, rec.Offset, err)
 		} else {
 			dict.Source = fmt.Sprintf("embedded at offset %d", rec.Offset)
@@ -146,7 +147,7 @@ func (d *decompressor) checkDictSum(rec *rdbio.Record) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("the file was compressed with dictionary %d, which is not given: %w", id, ErrUnknownDict)
+	return fmt.Errorf("the file was compressed with dictionary %d, which is not given: %w", id, node.ErrUnknownDict)
 }
 
 // end chooses the trailer: a CRC64, or 0 where the source had 0. A
@@ -174,7 +175,7 @@ func (d *decompressor) checkDictID(rec *rdbio.Record) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("the file was compressed with external dictionary %d: pass it with --dict: %w", id, ErrUnknownDict)
+	return fmt.Errorf("the file was compressed with external dictionary %d: pass it with --dict: %w", id, node.ErrUnknownDict)
 }
 
 // node leaves node items as they are: the workers decide.
@@ -202,13 +203,13 @@ func (d *decompressor) list(*rdbio.Record) error {
 
 type unpacker struct {
 	to    Target
-	codec *Codec
+	codec *node.Codec
 	lzf   rdbio.LZFEncoder
 	raw   []byte
 }
 
 func (d *decompressor) newWorker() (nodeFunc, error) {
-	codec, err := NewCodec(d.dicts, nil, zstd.SpeedDefault)
+	codec, err := node.NewCodec(d.dicts, nil, zstd.SpeedDefault)
 	if err != nil {
 		return nil, err
 	}

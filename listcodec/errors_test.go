@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -78,14 +79,14 @@ func TestDecompressErrors(t *testing.T) {
 func TestExternalDictionary(t *testing.T) {
 	comp := compressedSmall(t, CompressOptions{})
 	r, _ := rdbio.NewReader(bytes.NewReader(comp), rdbio.Options{})
-	var dict *Dict
+	var dict *node.Dict
 	for dict == nil {
 		rec, err := r.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if rec.Kind == rdbio.KindAux && string(rec.Name) == format.AuxDict {
-			d, err := ParseDict(bytes.Clone(rec.Value))
+			d, err := node.ParseDict(bytes.Clone(rec.Value))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +106,7 @@ func TestExternalDictionary(t *testing.T) {
 		t.Fatalf("missing dictionary: error %v, want one naming dictionary %d", err, dict.ID)
 	}
 	var back bytes.Buffer
-	if _, err := Decompress(&back, bytes.NewReader(ext.Bytes()), DecompressOptions{Dicts: []*Dict{dict}}); err != nil {
+	if _, err := Decompress(&back, bytes.NewReader(ext.Bytes()), DecompressOptions{Dicts: []*node.Dict{dict}}); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(back.Bytes(), data) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
@@ -60,7 +61,7 @@ func crcMismatch(data []byte) bool {
 // never a panic or an allocation by the claimed length.
 func FuzzDecompressNode(f *testing.F) {
 	d := testDict(f)
-	codec, err := NewCodec([]*Dict{d}, d, DefaultLevel)
+	codec, err := node.NewCodec([]*node.Dict{d}, d, DefaultLevel)
 	if err != nil {
 		f.Fatal(err)
 	}

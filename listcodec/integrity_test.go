@@ -8,6 +8,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -109,21 +110,21 @@ func TestWrongDictionary(t *testing.T) {
 	if _, err := Compress(&comp, bytes.NewReader(smallRDB(t)), opt); err != nil {
 		t.Fatal(err)
 	}
-	decomp := func(in []byte, dicts ...*Dict) error {
+	decomp := func(in []byte, dicts ...*node.Dict) error {
 		_, err := Decompress(&bytes.Buffer{}, bytes.NewReader(in), DecompressOptions{Dicts: dicts, Flow: Flow{IgnoreChecksum: true}})
 		return err
 	}
 	if err := decomp(comp.Bytes(), d); err != nil {
 		t.Fatalf("right dictionary: %v", err)
 	}
-	if err := decomp(comp.Bytes()); !errors.Is(err, ErrUnknownDict) {
+	if err := decomp(comp.Bytes()); !errors.Is(err, node.ErrUnknownDict) {
 		t.Fatalf("no dictionary: %v, want ErrUnknownDict", err)
 	}
 	// Same ID, other content.
 	other := buildTestDict(t, testDictID+1)
 	forged := bytes.Clone(other.Bytes)
 	binary.LittleEndian.PutUint32(forged[4:], d.ID)
-	fd, err := ParseDict(forged)
+	fd, err := node.ParseDict(forged)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package listcodec
 
 import (
 	"bytes"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"io"
 	"os"
 	"reflect"
@@ -21,11 +22,11 @@ func TestCompressPhases(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	dict, err := ReadDictFile("../testdata/test.dict")
+	dict, err := node.ReadDictFile("../testdata/test.dict")
 	if err != nil {
 		t.Fatal(err)
 	}
-	phases := func(src io.Reader, dict *Dict) []string {
+	phases := func(src io.Reader, dict *node.Dict) []string {
 		var got []string
 		opt := DefaultCompressOptions()
 		opt.Dict = dict

@@ -9,6 +9,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/train"
 )
@@ -106,7 +107,7 @@ func (n *nodeSampler) add(it *item) error {
 }
 
 func (n *nodeSampler) decode(enc rdbio.Enc, data []byte, ulen uint64) ([]byte, error) {
-	raw, err := DecodeNode(n.scratch, &rdbio.Node{Enc: enc, Data: data, ULen: ulen})
+	raw, err := decodeNode(n.scratch, &rdbio.Node{Enc: enc, Data: data, ULen: ulen})
 	if enc == rdbio.EncLZF {
 		n.scratch = raw
 	}
@@ -126,7 +127,7 @@ func (n *nodeSampler) full() bool {
 // MinSaving (as compress decides), the nodes must come out MinGain smaller
 // than stored, and what the nodes seen save must exceed the dictionary's
 // own size.
-func (n *nodeSampler) build(opt CompressOptions) (*Dict, string, error) {
+func (n *nodeSampler) build(opt CompressOptions) (*node.Dict, string, error) {
 	samples := n.s.Samples()
 	if len(samples) == 0 {
 		return nil, "no list nodes to train on: nothing compressed", nil
@@ -168,7 +169,7 @@ func (n *nodeSampler) build(opt CompressOptions) (*Dict, string, error) {
 // level. `rdbz train` and Compress both build through it, so the same
 // sample and options give the same dictionary. An error wraps
 // train.ErrTooFewSamples when the samples cannot train one.
-func BuildDict(samples []NodeSample, rawBytes int64, opt TrainOptions, level zstd.EncoderLevel) (*Dict, error) {
+func BuildDict(samples []NodeSample, rawBytes int64, opt TrainOptions, level zstd.EncoderLevel) (*node.Dict, error) {
 	opt = opt.withDefaults()
 	data := make([][]byte, len(samples))
 	for i, s := range samples {
@@ -179,7 +180,7 @@ func BuildDict(samples []NodeSample, rawBytes int64, opt TrainOptions, level zst
 	if err != nil {
 		return nil, err
 	}
-	d, err := ParseDict(b)
+	d, err := node.ParseDict(b)
 	if err != nil {
 		return nil, fmt.Errorf("trained dictionary: %w", err)
 	}
@@ -220,8 +221,8 @@ func trainDict(samples [][]byte, p train.Params) (dict []byte, err error) {
 // gateSizes compresses a held-out tenth of the samples (all of them when
 // there are few) as compress would and returns their stored and resulting
 // node bytes.
-func gateSizes(d *Dict, samples []NodeSample, opt CompressOptions) (before, after int64, err error) {
-	codec, err := NewCodec([]*Dict{d}, d, opt.Level)
+func gateSizes(d *node.Dict, samples []NodeSample, opt CompressOptions) (before, after int64, err error) {
+	codec, err := node.NewCodec([]*node.Dict{d}, d, opt.Level)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -248,7 +249,7 @@ func gateSizes(d *Dict, samples []NodeSample, opt CompressOptions) (before, afte
 
 // trainFromFile samples nodes uniformly over the whole file (a first
 // pass), trains, and rewinds the file.
-func trainFromFile(ctx context.Context, f seekFile, opt CompressOptions) (*Dict, string, error) {
+func trainFromFile(ctx context.Context, f seekFile, opt CompressOptions) (*node.Dict, string, error) {
 	if err := refuseCompressed(f, opt.Flow); err != nil {
 		return nil, "", err
 	}
@@ -328,13 +329,13 @@ func (s *NodeSampler) Seen() int64 { return s.ns.raw }
 
 // Dict builds the dictionary from samples (all of Samples, or a part of
 // them) with the sampler's options, as Compress would.
-func (s *NodeSampler) Dict(samples []NodeSample, level zstd.EncoderLevel) (*Dict, error) {
+func (s *NodeSampler) Dict(samples []NodeSample, level zstd.EncoderLevel) (*node.Dict, error) {
 	return BuildDict(samples, s.ns.raw, s.opt, level)
 }
 
-// DecodeNode returns a node's bytes: raw as stored, or LZF decoded into
+// decodeNode returns a node's bytes: raw as stored, or LZF decoded into
 // dst. Integer-encoded and zstd nodes give nil.
-func DecodeNode(dst []byte, n *rdbio.Node) ([]byte, error) {
+func decodeNode(dst []byte, n *rdbio.Node) ([]byte, error) {
 	switch n.Enc {
 	case rdbio.EncRaw:
 		return n.Data, nil

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/train"
 )
@@ -231,7 +232,7 @@ func (w *WhatIf) Estimate(in EstimateInput) (*WhatIfReport, error) {
 		rep.Unchanged = true
 		rep.Note = "the input is rdbz-compressed already: rdbz compress refuses it (decompress first)"
 	}
-	var dict *Dict
+	var dict *node.Dict
 	if !compressed { // (its nodes are zstd already: nothing to train on)
 		start := time.Now()
 		d, note, err := w.ns.build(o)
@@ -277,15 +278,15 @@ type sampleSums struct {
 
 // evaluate compresses the estimation sample and scales it to all
 // eligible nodes.
-func (w *WhatIf) evaluate(rep *WhatIfReport, dict *Dict) error {
-	plain, err := NewCodec(nil, nil, w.opt.Level)
+func (w *WhatIf) evaluate(rep *WhatIfReport, dict *node.Dict) error {
+	plain, err := node.NewCodec(nil, nil, w.opt.Level)
 	if err != nil {
 		return err
 	}
 	defer plain.Close()
 	var wk *worker
 	if dict != nil {
-		codec, err := NewCodec([]*Dict{dict}, dict, w.opt.Level)
+		codec, err := node.NewCodec([]*node.Dict{dict}, dict, w.opt.Level)
 		if err != nil {
 			return err
 		}

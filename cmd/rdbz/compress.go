@@ -7,6 +7,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/urfave/cli/v2"
 )
 
@@ -77,7 +78,7 @@ func runCompress(c *cli.Context) error {
 	}
 	limitMemory(held + opt.QueueBytes + compressHeadroom)
 	if p := c.String("dict"); p != "" {
-		d, err := listcodec.ReadDictFile(p)
+		d, err := node.ReadDictFile(p)
 		if err != nil {
 			return err
 		}
@@ -121,7 +122,7 @@ func runDecompress(c *cli.Context) error {
 	}
 	opt := listcodec.DecompressOptions{Flow: flowFrom(c), To: to}
 	for _, p := range c.StringSlice("dict") {
-		d, err := listcodec.ReadDictFile(p)
+		d, err := node.ReadDictFile(p)
 		if err != nil {
 			return err
 		}

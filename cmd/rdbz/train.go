@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/train"
 	"github.com/urfave/cli/v2"
@@ -174,7 +175,7 @@ func writeFile(path string, opt outfile.Options, b []byte) error {
 	return out.commit()
 }
 
-func reportTrain(what string, evalSet []listcodec.NodeSample, dict *listcodec.Dict, level zstd.EncoderLevel) error {
+func reportTrain(what string, evalSet []listcodec.NodeSample, dict *node.Dict, level zstd.EncoderLevel) error {
 	eval := make([][]byte, len(evalSet))
 	for i, e := range evalSet {
 		eval[i] = e.Data

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/listcodec/verify"
 	"github.com/urfave/cli/v2"
 )
@@ -43,7 +44,7 @@ func runVerify(c *cli.Context) error {
 		DecodeCap: c.Int("decode-cap"),
 	}
 	for _, p := range c.StringSlice("dict") {
-		d, err := listcodec.ReadDictFile(p)
+		d, err := node.ReadDictFile(p)
 		if err != nil {
 			return err
 		}

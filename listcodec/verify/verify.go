@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -41,7 +42,7 @@ type Options struct {
 	// IgnoreChecksum accepts an input whose CRC64 does not match).
 	listcodec.Flow
 	// Dicts are external dictionaries, for files compressed with NoEmbed.
-	Dicts []*listcodec.Dict
+	Dicts []*node.Dict
 	// DecodeCap bounds the stored bytes of one value that is decoded to be
 	// compared semantically (the decoder holds the whole value in memory);
 	// a larger value is compared by its stored bytes. 0 = DefaultDecodeCap.
