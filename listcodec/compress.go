@@ -67,7 +67,7 @@ func CompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt Comp
 		}
 		if d == nil { // compression does not pay: copy unchanged
 			opt.phase("copying")
-			n, err := rdbio.Copy(dst, f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum})
+			n, err := rdbio.Copy(dst, f, opt.Options)
 			st.BytesIn, st.BytesOut, st.Note, st.Elapsed = n, n, note, time.Since(start)
 			return st, err
 		}

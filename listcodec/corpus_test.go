@@ -31,7 +31,7 @@ func decompressBytes(t *testing.T, in []byte, to Target) []byte {
 	var out bytes.Buffer
 	// A compressed file may keep a source's wrong CRC when it was copied
 	// unchanged; the tests below check CRCs where they matter.
-	flow := Flow{Workers: 2, IgnoreChecksum: true}
+	flow := Flow{Options: rdbio.Options{IgnoreChecksum: true}, Workers: 2}
 	if _, err := Decompress(&out, bytes.NewReader(in), DecompressOptions{To: to, Flow: flow}); err != nil {
 		t.Fatalf("decompress --to %d: %v", to, err)
 	}

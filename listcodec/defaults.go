@@ -50,7 +50,7 @@ func DefaultWorkers() int { return runtime.NumCPU() }
 
 // DefaultFlow returns the pipeline settings used when none are given.
 func DefaultFlow() Flow {
-	return Flow{Workers: DefaultWorkers(), Cap: rdbio.DefaultCap, QueueBytes: DefaultQueueBytes}
+	return Flow{Options: rdbio.Options{Cap: rdbio.DefaultCap}, Workers: DefaultWorkers(), QueueBytes: DefaultQueueBytes}
 }
 
 // DefaultTrainOptions returns the training settings used when none are given.

@@ -13,7 +13,7 @@ import (
 )
 
 // fuzzFlow keeps memory small: a 1 MiB cap and queue.
-var fuzzFlow = Flow{Workers: 2, Cap: 1 << 20, QueueBytes: 1 << 20, IgnoreChecksum: true}
+var fuzzFlow = Flow{Options: rdbio.Options{Cap: 1 << 20, IgnoreChecksum: true}, Workers: 2, QueueBytes: 1 << 20}
 
 // FuzzRoundTrip compresses arbitrary bytes with the test dictionary and,
 // when that succeeds, decompresses them in every mode: nothing panics or

@@ -53,7 +53,7 @@ func TestFrameFlipsNeverSilent(t *testing.T) {
 		}
 		if want[to] == nil {
 			var ref bytes.Buffer
-			if _, err := Decompress(&ref, bytes.NewReader(comp), DecompressOptions{To: to, Flow: Flow{Workers: 2, IgnoreChecksum: true}}); err == nil {
+			if _, err := Decompress(&ref, bytes.NewReader(comp), DecompressOptions{To: to, Flow: Flow{Options: rdbio.Options{IgnoreChecksum: true}, Workers: 2}}); err == nil {
 				want[to] = ref.Bytes()
 			}
 		}
@@ -111,7 +111,7 @@ func TestWrongDictionary(t *testing.T) {
 		t.Fatal(err)
 	}
 	decomp := func(in []byte, dicts ...*node.Dict) error {
-		_, err := Decompress(&bytes.Buffer{}, bytes.NewReader(in), DecompressOptions{Dicts: dicts, Flow: Flow{IgnoreChecksum: true}})
+		_, err := Decompress(&bytes.Buffer{}, bytes.NewReader(in), DecompressOptions{Dicts: dicts, Flow: Flow{Options: rdbio.Options{IgnoreChecksum: true}}})
 		return err
 	}
 	if err := decomp(comp.Bytes(), d); err != nil {

@@ -2,11 +2,12 @@ package listcodec
 
 import (
 	"bytes"
-	"github.com/rdbz/rdbz/listcodec/node"
 	"io"
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/rdbz/rdbz/listcodec/node"
 )
 
 // TestCompressPhases: CompressOptions.Phase hears the phases in order: a

@@ -254,7 +254,7 @@ func trainFromFile(ctx context.Context, f seekFile, opt CompressOptions) (*node.
 		return nil, "", err
 	}
 	ns := newNodeSampler(opt.Train.SampleBytes, opt.Train.SampleBytes, opt.Train.Seed)
-	if err := ns.addAll(ctx, f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, false); err != nil {
+	if err := ns.addAll(ctx, f, opt.Options, false); err != nil {
 		return nil, "", fmt.Errorf("sampling pass: %w", err)
 	}
 	d, note, err := ns.build(opt)
@@ -270,7 +270,7 @@ func trainFromFile(ctx context.Context, f seekFile, opt CompressOptions) (*node.
 // refuseCompressed fails when the file's first record is rdbz's marker
 // (FORMAT.md puts it first), and rewinds the file.
 func refuseCompressed(f seekFile, flow Flow) error {
-	r, err := rdbio.NewReader(f, rdbio.Options{Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum})
+	r, err := rdbio.NewReader(f, flow.Options)
 	if err == nil {
 		if rec, err := r.Next(); err == nil && rec.Kind == rdbio.KindAux && string(rec.Name) == format.AuxFormat {
 			return errAlreadyCompressed(rec)

@@ -27,8 +27,7 @@ func flowFlags() []cli.Flag {
 }
 
 func flowFrom(c *cli.Context) listcodec.Flow {
-	return listcodec.Flow{Workers: c.Int("workers"), Cap: c.Int("cap"),
-		QueueBytes: c.Int64("queue-bytes"), IgnoreChecksum: c.Bool("ignore-checksum")}
+	return listcodec.Flow{Options: readOptions(c), Workers: c.Int("workers"), QueueBytes: c.Int64("queue-bytes")}
 }
 
 func compressCommand() *cli.Command {

@@ -39,8 +39,7 @@ func runVerify(c *cli.Context) error {
 	}
 	limitMemory(verifyMemory)
 	opt := verify.Options{
-		Flow: listcodec.Flow{Workers: cmp.Or(c.Int("workers"), verify.DefaultWorkers()), Cap: c.Int("cap"),
-			IgnoreChecksum: c.Bool("ignore-checksum")},
+		Flow:      listcodec.Flow{Options: readOptions(c), Workers: cmp.Or(c.Int("workers"), verify.DefaultWorkers())},
 		DecodeCap: c.Int("decode-cap"),
 	}
 	for _, p := range c.StringSlice("dict") {

@@ -85,7 +85,7 @@ func compressedSmall(t *testing.T, opt listcodec.CompressOptions) []byte {
 func decompressBytes(t *testing.T, in []byte, to listcodec.Target) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	flow := listcodec.Flow{Workers: 2, IgnoreChecksum: true}
+	flow := listcodec.Flow{Options: rdbio.Options{IgnoreChecksum: true}, Workers: 2}
 	if _, err := listcodec.Decompress(&out, bytes.NewReader(in), listcodec.DecompressOptions{To: to, Flow: flow}); err != nil {
 		t.Fatalf("decompress --to %d: %v", to, err)
 	}
@@ -148,7 +148,7 @@ func TestVerifyCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			vopt := Options{Flow: listcodec.Flow{Workers: 2, IgnoreChecksum: opt.IgnoreChecksum}}
+			vopt := Options{Flow: listcodec.Flow{Options: rdbio.Options{IgnoreChecksum: opt.IgnoreChecksum}, Workers: 2}}
 			res, err := Verify(f, bytes.NewReader(comp), vopt)
 			if err != nil {
 				t.Fatalf("Verify: %v", err)

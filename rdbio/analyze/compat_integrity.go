@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
 // deepBlob says whether s walks every entry of a blob of this kind while
@@ -13,20 +14,20 @@ import (
 // zipmapValidateIntegrity and ziplistValidateIntegrity called with deep
 // 1); 6.2 keeps ziplists and checks their header only; listpacks and
 // intsets get the shallow check in every version.
-func (s server) deepBlob(kind rdbio.Blob) bool {
+func deepBlob(s servers.Server, kind rdbio.Blob) bool {
 	switch kind {
 	case rdbio.BlobZipmap:
 		return true
 	case rdbio.BlobZiplist:
-		return s.name != "redis-6.2"
+		return s.Name() != "redis-6.2"
 	}
 	return false
 }
 
 // causes are the data problems that make s refuse the file (none for
 // Dragonfly, whose loader is not modelled here).
-func (ig *integrity) causes(s server) []Cause {
-	if s.kind == kindDragonfly {
+func (ig *integrity) causes(s servers.Server) []Cause {
+	if s.Dragonfly() {
 		return nil
 	}
 	var out []Cause
@@ -43,7 +44,7 @@ func (ig *integrity) causes(s server) []Cause {
 	}
 	for kind := range ig.blobs {
 		f := &ig.blobs[kind].shallow
-		if s.deepBlob(rdbio.Blob(kind)) {
+		if deepBlob(s, rdbio.Blob(kind)) {
 			f = &ig.blobs[kind].deep
 		}
 		if f.n > 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
 // integrity gathers, during the walk, the data problems that make a server
@@ -174,11 +175,11 @@ func (ig *integrity) key(rec *rdbio.Record, family string, vc rdbio.ValueInfo) {
 }
 
 // deepChecked says, per blob kind, whether some server checks it deeply
-// while loading (server.deepBlob).
+// while loading (deepBlob).
 var deepChecked = func() (d [4]bool) {
-	for _, s := range servers {
+	for _, s := range servers.All() {
 		for k := range d {
-			d[k] = d[k] || s.deepBlob(rdbio.Blob(k))
+			d[k] = d[k] || deepBlob(s, rdbio.Blob(k))
 		}
 	}
 	return d
