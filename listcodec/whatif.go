@@ -59,10 +59,6 @@ func NewWhatIf(opt CompressOptions) *WhatIf {
 	}
 }
 
-// Cap is the capture cap the reader feeding Node must use for the
-// prediction to hold: Compress's.
-func (w *WhatIf) Cap() int { return w.opt.Cap }
-
 // estNode is one node of the estimation sample, as stored.
 type estNode struct {
 	enc       rdbio.Enc
@@ -218,10 +214,13 @@ type EstimateInput struct {
 }
 
 // Estimate trains the dictionary Compress would train, compresses the
-// estimation sample and predicts.
+// estimation sample and predicts. It reports one phase, "training", to the
+// options' Phase.
 func (w *WhatIf) Estimate(in EstimateInput) (*WhatIfReport, error) {
 	fileBytes, compressed := in.Bytes, in.Compressed
+	w.opt.phase("training")
 	o := w.opt
+	o.Phase = nil // reported above, once
 	rep := &WhatIfReport{FileBytes: fileBytes, RdbzCompressBytes: fileBytes,
 		Settings: WhatIfSettings{Level: ZstdLevel(o.Level), MinSaving: o.MinSaving, DictSize: o.Train.DictSize,
 			SampleBytes: o.Train.SampleBytes, Seed: o.Train.Seed, MinGain: o.Train.MinGain, Cap: o.Cap}}

@@ -31,8 +31,8 @@ func (a *analyzer) list(rec *rdbio.Record, typ byte, name string) (keyFacts, err
 		}
 		a.res.ListNodes.Add(n)
 		a.compat.integ.node(rec, n)
-		if a.opt.Node != nil {
-			if err := a.opt.Node(rec.Key, n, i, count); err != nil {
+		if a.whatIf != nil {
+			if err := a.whatIf.Node(rec.Key, n, i, count); err != nil {
 				return keyFacts{}, err
 			}
 		}
