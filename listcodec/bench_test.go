@@ -44,7 +44,7 @@ func BenchmarkTranscode(b *testing.B) {
 			}
 		}
 	})
-	for _, to := range []Target{ToOriginal, ToRaw} {
+	for _, to := range []Form{ToOriginal, ToRaw} {
 		b.Run("decompress-"+to.String(), func(b *testing.B) {
 			b.SetBytes(int64(len(data))) // decoded bytes
 			b.ReportAllocs()

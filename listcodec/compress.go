@@ -15,7 +15,8 @@ import (
 	"github.com/rdbz/rdbz/rdbio"
 )
 
-// CompressOptions configure Compress.
+// CompressOptions configure Compress. A zero field means its default
+// (DefaultCompressOptions); "none" is a distinct value (NoMinSaving).
 type CompressOptions struct {
 	Flow
 	// Dict is the dictionary to compress with; nil trains one from the
@@ -25,8 +26,8 @@ type CompressOptions struct {
 	NoEmbed bool
 	Level   zstd.EncoderLevel // 0 = DefaultLevel
 	// MinSaving is the share of a node's stored size that compression must
-	// save for the node to be stored compressed (0 = any saving; callers
-	// start from DefaultCompressOptions for DefaultMinSaving).
+	// save for the node to be stored compressed: 0 = DefaultMinSaving,
+	// NoMinSaving = any saving.
 	MinSaving float64
 	// Verify decodes every compressed node and compares before writing it.
 	Verify bool
@@ -84,6 +85,9 @@ func CompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt Comp
 func (o CompressOptions) withDefaults() CompressOptions {
 	if o.Level == 0 {
 		o.Level = DefaultLevel
+	}
+	if o.MinSaving == 0 {
+		o.MinSaving = DefaultMinSaving
 	}
 	o.Train = o.Train.withDefaults()
 	o.Flow = o.Flow.withDefaults()
@@ -145,7 +149,7 @@ func (c *compressor) run(ctx context.Context, dst io.Writer, src io.Reader, st *
 		}
 	} else {
 		c.state = stateWait
-		c.sampler = newNodeSampler(c.opt.Train.SampleBytes, c.opt.Train.TrainBytes, c.opt.Train.Seed)
+		c.sampler = newNodeSampler(c.opt.Train.SampleBytes, c.opt.Train.TrainBytes, c.opt.Train.seed())
 	}
 	return t.run()
 }

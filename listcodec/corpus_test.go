@@ -26,7 +26,7 @@ func compressFile(t *testing.T, path string, opt CompressOptions) ([]byte, *Stat
 	return out.Bytes(), st, err
 }
 
-func decompressBytes(t *testing.T, in []byte, to Target) []byte {
+func decompressBytes(t *testing.T, in []byte, to Form) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	// A compressed file may keep a source's wrong CRC when it was copied
@@ -62,7 +62,7 @@ func TestCorpusRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt := CompressOptions{Flow: Flow{Workers: 2}, Verify: true, Dict: testDictFile(t)}
+			opt := CompressOptions{Flow: Flow{Workers: 2}, Verify: true, Dict: testDictFile(t), MinSaving: NoMinSaving}
 			comp, st, err := compressFile(t, cf.Path, opt)
 			badCRC := errors.Is(err, rdbio.ErrChecksum)
 			if badCRC {
@@ -103,7 +103,7 @@ func TestCorpusRoundTrip(t *testing.T) {
 
 // judgeDecompressed fails unless redis loads decompress --to each target
 // of comp with the oracle summary want.
-func judgeDecompressed(t *testing.T, comp []byte, want string, targets ...Target) {
+func judgeDecompressed(t *testing.T, comp []byte, want string, targets ...Form) {
 	t.Helper()
 	for _, to := range targets {
 		p := filepath.Join(t.TempDir(), "out.rdb")

@@ -14,49 +14,51 @@ import (
 	"github.com/rdbz/rdbz/rdbio"
 )
 
-// Target is what Decompress turns node strings into.
-type Target uint8
+// Form is what Decompress turns node strings into (`rdbz decompress
+// --to`). A server to load a file is a target (rdbio/servers); this is not.
+type Form uint8
 
-// Decompression targets (design notes §2).
+// The forms of decompressed nodes (FORMAT.md §3).
 const (
 	// ToOriginal stores each node as the source of Compress did: LZF when
 	// flag bit 0 is set, else raw. The file comes back byte-identical.
-	ToOriginal Target = iota
+	ToOriginal Form = iota
 	// ToLZF stores every node as Redis saves it with rdbcompression yes.
 	ToLZF
 	// ToRaw stores every node raw (rdbcompression no).
 	ToRaw
 )
 
-// targetNames are the names ParseTarget reads and String gives.
-var targetNames = [...]string{ToOriginal: "original", ToLZF: "lzf", ToRaw: "raw"}
+// formNames are the names ParseForm reads and String gives.
+var formNames = [...]string{ToOriginal: "original", ToLZF: "lzf", ToRaw: "raw"}
 
 // String is the target's name.
-func (t Target) String() string {
-	if int(t) < len(targetNames) {
-		return targetNames[t]
+func (t Form) String() string {
+	if int(t) < len(formNames) {
+		return formNames[t]
 	}
 	return fmt.Sprintf("target(%d)", t)
 }
 
-// ParseTarget reads "original", "lzf" or "raw" ("" is the default,
+// ParseForm reads "original", "lzf" or "raw" ("" is the default,
 // ToOriginal).
-func ParseTarget(s string) (Target, error) {
+func ParseForm(s string) (Form, error) {
 	if s == "" {
 		return ToOriginal, nil
 	}
-	for t, name := range targetNames {
+	for t, name := range formNames {
 		if s == name {
-			return Target(t), nil
+			return Form(t), nil
 		}
 	}
-	return 0, fmt.Errorf("%w %q (want original, lzf or raw)", ErrTarget, s)
+	return 0, fmt.Errorf("%w %q (want original, lzf or raw)", ErrForm, s)
 }
 
-// DecompressOptions configure Decompress.
+// DecompressOptions configure Decompress. A zero field means its default
+// (To: ToOriginal).
 type DecompressOptions struct {
 	Flow
-	To    Target
+	To    Form
 	Dicts []*node.Dict // external dictionaries (for files written with NoEmbed)
 }
 
@@ -202,7 +204,7 @@ func (d *decompressor) list(*rdbio.Record) error {
 }
 
 type unpacker struct {
-	to    Target
+	to    Form
 	codec *node.Codec
 	lzf   rdbio.LZFEncoder
 	raw   []byte

@@ -18,6 +18,7 @@ var (
 	// ErrVerify: with CompressOptions.Verify, a compressed node did not
 	// decode back to its input.
 	ErrVerify = errors.New("compressed node does not decode back to its input")
-	// ErrTarget: ParseTarget was given an unknown target name.
-	ErrTarget = errors.New("unknown target")
+	// ErrForm: ParseForm was given an unknown form name. (Its text says
+	// "target", as `rdbz decompress --to` has always said.)
+	ErrForm = errors.New("unknown target")
 )

@@ -30,7 +30,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if _, err := Compress(&comp, bytes.NewReader(data), opt); err != nil {
 			return
 		}
-		for _, to := range []Target{ToOriginal, ToLZF, ToRaw} {
+		for _, to := range []Form{ToOriginal, ToLZF, ToRaw} {
 			var out bytes.Buffer
 			_, err := Decompress(&out, bytes.NewReader(comp.Bytes()), DecompressOptions{Flow: fuzzFlow, To: to})
 			if err != nil {
@@ -82,7 +82,7 @@ func FuzzDecompressNode(f *testing.F) {
 		w.WriteLen(1)
 		w.WriteNode(2, rdbio.EncZstd, flags, ulen, frame)
 		w.Close()
-		for _, to := range []Target{ToOriginal, ToLZF, ToRaw} {
+		for _, to := range []Form{ToOriginal, ToLZF, ToRaw} {
 			Decompress(&bytes.Buffer{}, bytes.NewReader(buf.Bytes()), DecompressOptions{Flow: fuzzFlow, To: to})
 		}
 	})

@@ -35,7 +35,7 @@ func frameSpans(t *testing.T, data []byte) [][2]int {
 func TestFrameFlipsNeverSilent(t *testing.T) {
 	comp := compressedSmall(t, DefaultCompressOptions())
 	binary.LittleEndian.PutUint64(comp[len(comp)-8:], 0)
-	want := map[Target][]byte{}
+	want := map[Form][]byte{}
 	spans := frameSpans(t, comp)
 	r := rand.New(rand.NewPCG(9, 9))
 	silent := 0
@@ -45,7 +45,7 @@ func TestFrameFlipsNeverSilent(t *testing.T) {
 		pos := sp[0] + r.IntN(sp[1]-sp[0])
 		bad := bytes.Clone(comp)
 		bad[pos] ^= 1 << r.IntN(8)
-		to := Target(i % 3)
+		to := Form(i % 3)
 		var out bytes.Buffer
 		_, err := Decompress(&out, bytes.NewReader(bad), DecompressOptions{To: to, Flow: Flow{Workers: 2}})
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec/format"
@@ -15,17 +16,33 @@ import (
 )
 
 // TrainOptions configure how Compress trains a dictionary when it is given
-// none (and how `rdbz train` does: the same rules, see BuildDict). Zero
-// fields take the values of DefaultTrainOptions.
+// none (and how `rdbz train` does: the same rules, see BuildDict). A zero
+// field means its default (DefaultTrainOptions); a value other than the
+// default, "none" included, is a distinct value: Seed is a pointer so that
+// seed 0 can be given.
 type TrainOptions struct {
-	DictSize    int     // largest dictionary size
-	SampleBytes int64   // file mode: node bytes sampled uniformly over the file
-	TrainBytes  int64   // stream mode: node bytes held before training
-	Seed        int64   // same input and seed, same dictionary
-	Tries       int     // shuffle seeds tried (train.Params.Tries)
-	ID          uint32  // dictionary ID; 0 derives one (train.Params.ID)
-	Stream      bool    // train from the first nodes even when the input is a file
-	MinGain     float64 // the dictionary must beat the stored node bytes by this share
+	DictSize    int    // largest dictionary size; 0 = DefaultDictSize
+	SampleBytes int64  // file mode: node bytes sampled uniformly over the file; 0 = DefaultSampleBytes
+	TrainBytes  int64  // stream mode: node bytes held before training; 0 = DefaultTrainBytes
+	Seed        *int64 // same input and seed, same dictionary; nil = DefaultSeed
+	Tries       int    // shuffle seeds tried (train.Params.Tries); 0 = DefaultTries
+	ID          uint32 // dictionary ID; 0 derives one from the content (train.Params.ID)
+	Stream      bool   // train from the first nodes even when the input is a file; false = file mode for files
+	// MinGain is the share of the sampled nodes' stored size the trained
+	// dictionary must save, or the input is copied unchanged; 0 =
+	// DefaultMinGain, -Inf: none (the what-if's forced dictionary).
+	MinGain float64
+}
+
+// noMinGain as TrainOptions.MinGain keeps a dictionary whatever it saves.
+var noMinGain = math.Inf(-1)
+
+// seed is the training seed: Seed, or DefaultSeed when nil.
+func (o TrainOptions) seed() int64 {
+	if o.Seed == nil {
+		return DefaultSeed
+	}
+	return *o.Seed
 }
 
 // withDefaults fills the zero fields from DefaultTrainOptions.
@@ -175,7 +192,7 @@ func BuildDict(samples []NodeSample, rawBytes int64, opt TrainOptions, level zst
 	for i, s := range samples {
 		data[i] = s.Data
 	}
-	p := train.Params{DictSize: dictSizeFor(opt.DictSize, rawBytes), Seed: opt.Seed, Tries: opt.Tries, ID: opt.ID, Level: level}
+	p := train.Params{DictSize: dictSizeFor(opt.DictSize, rawBytes), Seed: opt.seed(), Tries: opt.Tries, ID: opt.ID, Level: level}
 	b, err := trainDict(data, p)
 	if err != nil {
 		return nil, err
@@ -253,7 +270,7 @@ func trainFromFile(ctx context.Context, f seekFile, opt CompressOptions) (*node.
 	if err := refuseCompressed(f, opt.Flow); err != nil {
 		return nil, "", err
 	}
-	ns := newNodeSampler(opt.Train.SampleBytes, opt.Train.SampleBytes, opt.Train.Seed)
+	ns := newNodeSampler(opt.Train.SampleBytes, opt.Train.SampleBytes, opt.Train.seed())
 	if err := ns.addAll(ctx, f, opt.Options, false); err != nil {
 		return nil, "", fmt.Errorf("sampling pass: %w", err)
 	}
@@ -311,7 +328,7 @@ type NodeSampler struct {
 // NewNodeSampler returns a sampler with opt's budget (SampleBytes) and seed.
 func NewNodeSampler(opt TrainOptions) *NodeSampler {
 	opt = opt.withDefaults()
-	return &NodeSampler{ns: newNodeSampler(opt.SampleBytes, opt.SampleBytes, opt.Seed), opt: opt}
+	return &NodeSampler{ns: newNodeSampler(opt.SampleBytes, opt.SampleBytes, opt.seed()), opt: opt}
 }
 
 // AddAll samples the list nodes of an RDB stream: all of them, or, when

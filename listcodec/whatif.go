@@ -54,8 +54,8 @@ func NewWhatIf(opt CompressOptions) *WhatIf {
 	opt = opt.withDefaults()
 	return &WhatIf{
 		opt: opt,
-		ns:  newNodeSampler(opt.Train.SampleBytes, opt.Train.SampleBytes, opt.Train.Seed),
-		est: train.NewSampler[estNode](opt.Train.SampleBytes, opt.Train.Seed^estSeed),
+		ns:  newNodeSampler(opt.Train.SampleBytes, opt.Train.SampleBytes, opt.Train.seed()),
+		est: train.NewSampler[estNode](opt.Train.SampleBytes, opt.Train.seed()^estSeed),
 	}
 }
 
@@ -223,7 +223,7 @@ func (w *WhatIf) Estimate(in EstimateInput) (*WhatIfReport, error) {
 	o.Phase = nil // reported above, once
 	rep := &WhatIfReport{FileBytes: fileBytes, RdbzCompressBytes: fileBytes,
 		Settings: WhatIfSettings{Level: ZstdLevel(o.Level), MinSaving: o.MinSaving, DictSize: o.Train.DictSize,
-			SampleBytes: o.Train.SampleBytes, Seed: o.Train.Seed, MinGain: o.Train.MinGain, Cap: o.Cap}}
+			SampleBytes: o.Train.SampleBytes, Seed: o.Train.seed(), MinGain: o.Train.MinGain, Cap: o.Cap}}
 	rep.Nodes = NodeEstimates{Nodes: w.nodes, Eligible: w.eligible, Stored: w.stored, Raw: w.raw}
 	tn, tb := w.ns.s.Kept()
 	rep.Sample.TrainNodes, rep.Sample.TrainBytes = tn, tb
@@ -243,7 +243,7 @@ func (w *WhatIf) Estimate(in EstimateInput) (*WhatIfReport, error) {
 			// Train anyway, the gate forced open, to show what the
 			// dictionary would have given.
 			forced := o
-			forced.Train.MinGain = math.Inf(-1)
+			forced.Train.MinGain = noMinGain
 			if d, _, err = w.ns.build(forced); err != nil {
 				return nil, fmt.Errorf("what-if: %w", err)
 			}

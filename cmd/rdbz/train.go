@@ -28,7 +28,7 @@ func trainCommand() *cli.Command {
 		Flags: append(outputFlags(),
 			&cli.IntFlag{Name: "dict-size", Value: d.DictSize, Usage: "largest dictionary size in bytes (at most a tenth of the list data)", Action: dictSizeRange},
 			&cli.Int64Flag{Name: "sample-bytes", Value: d.SampleBytes, Usage: "node bytes sampled (uniformly over files; the first ones from stdin)", Action: atLeast[int64]("sample-bytes", 1)},
-			&cli.Int64Flag{Name: "seed", Value: d.Seed, Usage: "same input and seed, same dictionary"},
+			&cli.Int64Flag{Name: "seed", Value: listcodec.DefaultSeed, Usage: "same input and seed, same dictionary"},
 			&cli.UintFlag{Name: "dict-id", Usage: "dictionary ID, 32768-65535, or 0", DefaultText: "0, derived from the seed", Action: dictIDRange},
 			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(listcodec.DefaultLevel), Usage: "zstd level the dictionary is tuned for", Action: inRange("level", 1, 22)},
 			&cli.IntFlag{Name: "tries", Value: d.Tries, Usage: "shuffle seeds tried; the dictionary with which the sample costs least is kept", Action: inRange("tries", 1, 100)},
@@ -63,7 +63,8 @@ func runTrain(c *cli.Context) error {
 	opt := listcodec.DefaultTrainOptions()
 	opt.DictSize, opt.SampleBytes = c.Int("dict-size"), c.Int64("sample-bytes")
 	limitMemory(opt.SampleBytes + trainHeadroom)
-	opt.Seed, opt.Tries, opt.ID = c.Int64("seed"), c.Int("tries"), uint32(c.Uint("dict-id"))
+	seed := c.Int64("seed")
+	opt.Seed, opt.Tries, opt.ID = &seed, c.Int("tries"), uint32(c.Uint("dict-id"))
 	s := listcodec.NewNodeSampler(opt)
 	prog := newProgress(c, "train")
 	defer prog.done()
@@ -97,7 +98,7 @@ func runTrain(c *cli.Context) error {
 		// on nine tenths of the sample, judged on the other tenth.
 		prog.phase("training on nine tenths (--held-out)", noBytes)
 		var trainSet []listcodec.NodeSample
-		trainSet, evalSet = train.HeldOut(samples, 0.9, opt.Seed)
+		trainSet, evalSet = train.HeldOut(samples, 0.9, seed)
 		if evalDict, err = s.Dict(trainSet, level); err != nil {
 			return fmt.Errorf("train: %w", err)
 		}

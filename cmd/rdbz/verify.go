@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 
@@ -20,7 +19,7 @@ func verifyCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "dict", Usage: "external dictionary file(s), for files compressed with --no-embed"},
 			&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept inputs whose CRC64 does not match"},
-			&cli.IntFlag{Name: "workers", Aliases: []string{"T"}, Value: verify.DefaultWorkers(), DefaultText: "half the CPUs", Usage: "decompression workers per input (0: half the CPUs)", Action: inRange("workers", 0, 1024)},
+			&cli.IntFlag{Name: "workers", Aliases: []string{"T"}, DefaultText: "half the CPUs", Usage: "decompression workers per input (0: half the CPUs)", Action: inRange("workers", 0, 1024)},
 			capFlag(),
 			&cli.IntFlag{Name: "decode-cap", Value: verify.DefaultDecodeCap, Action: inRange("decode-cap", 1, maxCap),
 				Usage: "stored bytes of one value decoded to be compared; larger values are compared as stored"},
@@ -39,7 +38,7 @@ func runVerify(c *cli.Context) error {
 	}
 	limitMemory(verifyMemory)
 	opt := verify.Options{
-		Flow:      listcodec.Flow{Options: readOptions(c), Workers: cmp.Or(c.Int("workers"), verify.DefaultWorkers())},
+		Flow:      listcodec.Flow{Options: readOptions(c), Workers: c.Int("workers")},
 		DecodeCap: c.Int("decode-cap"),
 	}
 	for _, p := range c.StringSlice("dict") {

@@ -82,7 +82,7 @@ func compressedSmall(t *testing.T, opt listcodec.CompressOptions) []byte {
 }
 
 // decompressBytes decompresses a file in memory.
-func decompressBytes(t *testing.T, in []byte, to listcodec.Target) []byte {
+func decompressBytes(t *testing.T, in []byte, to listcodec.Form) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	flow := listcodec.Flow{Options: rdbio.Options{IgnoreChecksum: true}, Workers: 2}
