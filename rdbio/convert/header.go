@@ -8,7 +8,7 @@ import (
 )
 
 // valkeyAsRedis is the REDIS version a VALKEY-magic file's grammar extends
-// (Valkey 9 reads REDIS files up to 11; rdb-format.md §1).
+// (Valkey 9 reads REDIS files up to 11; docs/rdb-format.md §1).
 const valkeyAsRedis = 11
 
 // outputHeader is the magic the target reads for a file with magic h: the
