@@ -76,7 +76,7 @@ const sharedIntegerDigits = 4
 
 // memory is a key's estimate (key and value) once its value is read, n
 // serialized bytes; it counts the key in MemoryStats and hands its row to
-// Options.Key.
+// the per-key export, if any.
 func (a *analyzer) memory(rec *rdbio.Record, sl *typeSlot, n int64, kf keyFacts) (int64, error) {
 	ms := &a.res.Memory
 	mem, alloc, enc := kf.mem, kf.alloc, kf.enc
