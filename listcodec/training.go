@@ -361,3 +361,45 @@ func decodeNode(dst []byte, n *rdbio.Node) ([]byte, error) {
 	}
 	return nil, nil
 }
+
+// HeldOutDict trains, as Dict does, on nine tenths of samples (chosen by the
+// sampler's seed) and returns that dictionary and the other tenth, on which
+// it can be judged fairly (EvaluateDict).
+func (s *NodeSampler) HeldOutDict(samples []NodeSample, level zstd.EncoderLevel) (*node.Dict, []NodeSample, error) {
+	trainSet, evalSet := train.HeldOut(samples, 0.9, s.opt.seed())
+	d, err := s.Dict(trainSet, level)
+	return d, evalSet, err
+}
+
+// DictEval is what a dictionary makes of node samples, each compressed
+// alone: their bytes raw, LZF-compressed as Redis saves them, and as zstd
+// frames without and with the dictionary.
+type DictEval struct {
+	Samples                    int
+	Raw, LZF, NoDict, WithDict int64
+}
+
+// EvaluateDict compresses each sample alone at the given level (see
+// train.Evaluate) and as Redis would save it with LZF.
+func EvaluateDict(d *node.Dict, samples []NodeSample, level zstd.EncoderLevel) (DictEval, error) {
+	data := make([][]byte, len(samples))
+	for i, s := range samples {
+		data[i] = s.Data
+	}
+	st, err := train.Evaluate(d.Bytes, data, level)
+	if err != nil {
+		return DictEval{}, err
+	}
+	ev := DictEval{Samples: st.Samples, Raw: st.Raw, NoDict: st.NoDict, WithDict: st.WithDict}
+	var lzf rdbio.LZFEncoder
+	var buf []byte
+	for _, b := range data {
+		var ok bool
+		if buf, ok = lzf.RedisSave(buf, b); ok {
+			ev.LZF += int64(len(buf))
+		} else {
+			ev.LZF += int64(len(b))
+		}
+	}
+	return ev, nil
+}

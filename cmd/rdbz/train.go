@@ -13,7 +13,6 @@ import (
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/train"
 	"github.com/urfave/cli/v2"
 )
 
@@ -97,9 +96,7 @@ func runTrain(c *cli.Context) error {
 		// An honest figure costs a second training: a dictionary trained
 		// on nine tenths of the sample, judged on the other tenth.
 		prog.phase("training on nine tenths (--held-out)", noBytes)
-		var trainSet []listcodec.NodeSample
-		trainSet, evalSet = train.HeldOut(samples, 0.9, seed)
-		if evalDict, err = s.Dict(trainSet, level); err != nil {
+		if evalDict, evalSet, err = s.HeldOutDict(samples, level); err != nil {
 			return fmt.Errorf("train: %w", err)
 		}
 		evalName = "held-out"
@@ -177,27 +174,12 @@ func writeFile(path string, opt outfile.Options, b []byte) error {
 }
 
 func reportTrain(what string, evalSet []listcodec.NodeSample, dict *node.Dict, level zstd.EncoderLevel) error {
-	eval := make([][]byte, len(evalSet))
-	for i, e := range evalSet {
-		eval[i] = e.Data
-	}
-	st, err := train.Evaluate(dict.Bytes, eval, level)
+	st, err := listcodec.EvaluateDict(dict, evalSet, level)
 	if err != nil {
 		return err
 	}
-	var lzf rdbio.LZFEncoder
-	var buf []byte
-	var lzfBytes int64
-	for _, b := range eval {
-		var ok bool
-		if buf, ok = lzf.RedisSave(buf, b); ok {
-			lzfBytes += int64(len(buf))
-		} else {
-			lzfBytes += int64(len(b))
-		}
-	}
 	fmt.Fprintf(os.Stderr, "%s, %d nodes: raw %d, lzf %d, zstd %d, zstd+dict %d bytes (%.2fx over raw, %.2fx over lzf)\n",
-		what, st.Samples, st.Raw, lzfBytes, st.NoDict, st.WithDict,
-		float64(st.Raw)/float64(max(st.WithDict, 1)), float64(lzfBytes)/float64(max(st.WithDict, 1)))
+		what, st.Samples, st.Raw, st.LZF, st.NoDict, st.WithDict,
+		float64(st.Raw)/float64(max(st.WithDict, 1)), float64(st.LZF)/float64(max(st.WithDict, 1)))
 	return nil
 }
