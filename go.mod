@@ -1,11 +1,12 @@
 module github.com/rdbz/rdbz
 
-go 1.26.8
+go 1.26.0
 
 require (
 	github.com/creack/pty v1.1.24
 	github.com/hdt3213/rdb v1.3.2
 	github.com/klauspost/compress v1.20.4
+	github.com/rivo/uniseg v0.4.7
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/urfave/cli/v2 v2.27.7
 	golang.org/x/sys v0.50.0
@@ -15,7 +16,6 @@ require (
 require (
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
-	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
 )

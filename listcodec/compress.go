@@ -170,7 +170,7 @@ func (c *compressor) list(rec *rdbio.Record) error {
 		return nil
 	}
 	t := c.t
-	ok, err := t.ch.split(int(t.r.Passed() - rec.Offset))
+	ok, err := t.ch.split(int(rec.Sent))
 	if err != nil || !ok { // a key too long to hold back: try the next list
 		return err
 	}

@@ -127,7 +127,7 @@ func (d *decompressor) aux(rec *rdbio.Record) error {
 	if err != nil {
 		return err
 	}
-	d.t.r.DropRecord()
+	rec.Drop()
 	return nil
 }
 

@@ -47,7 +47,8 @@ type transcoder struct {
 	ch    *chunker
 	stats *Stats
 	h     handler
-	key   []byte // the list key being read (shared by its nodes' items)
+	key   []byte       // the list key being read (shared by its nodes' items)
+	nodes *rdbio.Nodes // the walk of its nodes
 	// workers reports whether node items go to workers.
 	workers bool
 	// unwalked: a record rdbio cannot walk stopped the walk; the rest was
@@ -58,7 +59,7 @@ type transcoder struct {
 // handler is what Compress and Decompress do at the points where they
 // differ.
 type handler interface {
-	// aux sees every AUX record; it may drop it (rdbio.Reader.DropRecord).
+	// aux sees every AUX record; it may drop it (rdbio.Record.Drop).
 	aux(rec *rdbio.Record) error
 	// list is called at every list key record, before its nodes.
 	list(rec *rdbio.Record) error
@@ -188,21 +189,17 @@ func (t *transcoder) list(rec *rdbio.Record) error {
 	if err := t.h.list(rec); err != nil {
 		return err
 	}
-	if _, err := t.r.Nodes(); err != nil {
+	nodes, err := t.r.Value().Nodes()
+	if err != nil {
 		return err
 	}
-	for {
-		n, err := t.r.NextNode()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := t.node(n); err != nil {
+	t.nodes = nodes
+	for nodes.Next() {
+		if err := t.node(nodes.Node()); err != nil {
 			return err
 		}
 	}
+	return nodes.Err()
 }
 
 func (t *transcoder) node(n *rdbio.Node) error {
@@ -239,7 +236,7 @@ func (t *transcoder) passNode(n *rdbio.Node) error {
 		_, err := t.ch.Write(n.Data)
 		return err
 	}
-	return t.r.CopyNodeData(t.ch)
+	return t.nodes.CopyData(t.ch)
 }
 
 // nodeError names the node's offset and key.

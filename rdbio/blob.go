@@ -48,7 +48,7 @@ const (
 
 // nodeBlob is the blob kind of the nodes of list type t: listpacks in
 // type 18, ziplists in 10 and 14.
-func nodeBlob(t byte) Blob {
+func nodeBlob(t Type) Blob {
 	if t == TypeListQuicklist2 {
 		return BlobListpack
 	}
@@ -113,16 +113,9 @@ func (r *Reader) lzfBlobCount(kind Blob, comp []byte, ulen int) (int64, bool, er
 	return n, ok, nil
 }
 
-// NodeElements counts the elements of the last node NextNode returned,
-// from its header: the count of its listpack or ziplist, or 1 for a PLAIN
-// or integer node. It reports false when the count cannot be told (an
-// rdbz-compressed node, an LZF node whose stored bytes are over the cap,
-// an LZF stream that does not decode, a header that does not hold the
-// count of a node that decodes over the cap: only its first bytes are
-// decoded). For a raw node over the cap it reads the header off the
-// input, which consumes the payload: call it after anything else that
-// reads the payload (CopyNodeData).
-func (r *Reader) NodeElements() (int64, bool, error) {
+// nodeElements counts the elements of the last node nextNode returned
+// (Nodes.Elements).
+func (r *Reader) nodeElements() (int64, bool, error) {
 	n := &r.node
 	if n.Container == 1 || n.Enc == EncInt {
 		return 1, true, nil
@@ -135,7 +128,7 @@ func (r *Reader) NodeElements() (int64, bool, error) {
 			return c, ok, nil
 		}
 		r.head.reset(BlobHead)
-		if err := r.CopyNodeData(&r.head); err != nil {
+		if err := r.copyNodeData(&r.head); err != nil {
 			return 0, false, err
 		}
 		c, ok := BlobCount(kind, r.head.buf, false)

@@ -49,7 +49,7 @@ func Entries(kind Blob, b []byte, fn func(Entry) error) error {
 }
 
 // BlobEntries calls fn with each entry of the whole decoded blob b of the
-// given kind, as an ElemString (Len, Data as VisitValue gives it, Int):
+// given kind, as an ElemString (Len, Data as Value.Visit gives it, Int):
 // the entries of a listpack or ziplist, the members of an intset, the
 // keys and values of a zipmap. The error is ErrCorrupt when b is not well
 // formed as far as it was walked, or fn's.

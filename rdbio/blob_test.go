@@ -34,14 +34,12 @@ func TestNodeCountsWalk(t *testing.T) {
 			if rec.Kind != KindKey || !IsList(rec.Type) {
 				continue
 			}
-			if _, err := r.Nodes(); err != nil {
+			ns, err := r.Value().Nodes()
+			if err != nil {
 				break
 			}
-			for {
-				n, err := r.NextNode()
-				if err != nil {
-					break
-				}
+			for ns.Next() {
+				n := ns.Node()
 				if n.Container == 1 || n.Data == nil || n.Enc == EncInt {
 					continue
 				}
@@ -68,7 +66,7 @@ func TestNodeCountsWalk(t *testing.T) {
 	t.Logf("%d nodes checked", nodes)
 }
 
-func nodeHeaderAndWalk(typ byte, b []byte) (int64, int64, bool) {
+func nodeHeaderAndWalk(typ Type, b []byte) (int64, int64, bool) {
 	if typ == TypeListQuicklist2 {
 		w, ok := walkListpack(b)
 		return int64(binary.LittleEndian.Uint16(b[4:])), w, ok

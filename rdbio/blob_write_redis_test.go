@@ -115,15 +115,20 @@ func dumpBlobs(t *testing.T, dump []byte) map[string][]serverBlob {
 		key := string(rec.Key)
 		if IsList(rec.Type) {
 			kind := NodeBlob(rec.Type)
-			_, err = r.EachNode(func(n *Node) (bool, error) {
+			var nodes *Nodes
+			if nodes, err = r.Value().Nodes(); err != nil {
+				t.Fatal(err)
+			}
+			for nodes.Next() {
+				n := nodes.Node()
 				if n.Enc != EncRaw || n.Data == nil {
-					return false, fmt.Errorf("%s: node stored %s", key, n.Enc)
+					t.Fatalf("%s: node stored %s", key, n.Enc)
 				}
 				out[key] = append(out[key], serverBlob{kind: kind, plain: n.Container == 1, data: bytes.Clone(n.Data)})
-				return true, nil
-			})
+			}
+			err = nodes.Err()
 		} else {
-			_, err = r.VisitValue(func(e *Elem) error {
+			_, err = r.Value().Visit(func(e *Elem) error {
 				if e.Kind == ElemBlob {
 					out[key] = append(out[key], serverBlob{kind: e.Blob, data: bytes.Clone(e.Data)})
 				}

@@ -5,12 +5,11 @@ import (
 	"strconv"
 )
 
-// BlobOf tells whether a value of type t (as this file's producer means
-// it) is one blob, and if so its kind, how many entries make one element
-// (see CheckBlob) and how many bytes precede the blob's string in the
-// value (the minimum expiry of type 25). List types are not: their nodes
-// are blobs (NodeBlob).
-func (r *Reader) BlobOf(t byte) (kind Blob, per, skip int, ok bool) {
+// Blob tells whether a value of type t is one blob, and if so its kind,
+// how many entries make one element (see CheckBlob) and how many bytes
+// precede the blob's string in the value (the minimum expiry of type 25).
+// List types are not: their nodes are blobs (NodeBlob).
+func (t Type) Blob() (kind Blob, per, skip int, ok bool) {
 	switch t {
 	case TypeHashZipmap:
 		return BlobZipmap, 2, 0, true
@@ -21,9 +20,9 @@ func (r *Reader) BlobOf(t byte) (kind Blob, per, skip int, ok bool) {
 	case TypeHashListpack, TypeZsetListpack:
 		return BlobListpack, 2, 0, true
 	case TypeSetListpack:
-		return BlobListpack, 1, 0, r.TypeName(t) == "set-listpack"
+		return BlobListpack, 1, 0, true
 	case TypeHashLpExPreGA:
-		return BlobListpack, 3, 0, r.TypeName(t) == "hash-listpack-ex-pre-ga"
+		return BlobListpack, 3, 0, true
 	case TypeHashListpackEx:
 		return BlobListpack, 3, 8, true
 	}
@@ -32,10 +31,10 @@ func (r *Reader) BlobOf(t byte) (kind Blob, per, skip int, ok bool) {
 
 // NodeBlob is the kind of blob the PACKED nodes of list type t hold:
 // ziplists in types 10 and 14, listpacks in 18.
-func NodeBlob(t byte) Blob { return nodeBlob(t) }
+func NodeBlob(t Type) Blob { return nodeBlob(t) }
 
 // DecodeValueBlob appends to dst[:0] the blob held by a value as
-// CountValue or CopyValue wrote it (value), whose string starts skip bytes
+// Value.Count or Value.Copy wrote it (value), whose string starts skip bytes
 // in: the payload of a raw string, the decoded bytes of an LZF one
 // (ErrTooLarge when it claims more than limit bytes), the digits of an
 // integer one (as a server reads it). Bytes that do not make one whole

@@ -5,23 +5,43 @@
 // writes, one record at a time, without building whole values in memory:
 // every byte it consumes (except the magic and the EOF trailer) is passed to
 // an optional sink, so copying a file is "set the sink, call Next until
-// io.EOF". A key's value can instead be sent elsewhere (CopyValue), or
-// walked and described (CountValue: its element count, read from the
-// structure — collection lengths, blob headers, stream lengths — never by
-// decoding the elements). List values of types 10, 14 and 18 can be taken
-// node by node, so that one node string can be re-encoded without touching
-// anything else. A Writer mirrors it: it writes the magic, raw bytes,
-// lengths and strings, keeps a running CRC64 (Jones) and writes the trailer
-// on Close. The codecs the grammar needs are here too: LZF, the integer
-// string encoding, the entry counts in the headers of ziplist, listpack,
-// intset and zipmap blobs (BlobCount), their entries (Entries), and
-// writers that build them as the servers do, within a cap (EntryWriter,
-// Recode: docs/codecs.md).
+// io.EOF". Next returns a small decoded Record; a key record's value is read,
+// at most once and only until the next call to Next, through its handle
+// (Reader.Value):
 //
-// rdbio knows the grammar only, and there is one walk of it: the value walk
-// that Next uses to skip a value is the one CopyValue and CountValue use.
-// It does not compress or decide anything (listcodec does that), nor sum up
-// or judge a file (rdbio/analyze does that, through this package's public
-// API). Strings are held in memory only up to a cap (Options.Cap); larger
-// ones stream through in bounded chunks.
+//	for {
+//		rec, err := r.Next()
+//		...
+//		if rec.Kind == rdbio.KindKey {
+//			info, err := r.Value().Count(nil)
+//			...
+//		}
+//	}
+//
+// The handle copies the value elsewhere (Copy), walks and describes it
+// (Count: its element count, read from the structure — collection lengths,
+// blob headers, stream lengths — never by decoding the elements), reports
+// its parts (Visit), reads a hash's fields with their expiry
+// (ExpiringFields), copies a stream as an older stream type (CopyStreamAs),
+// or walks a list value of types 10, 14 and 18 node by node (Nodes), so
+// that one node string can be re-encoded without touching anything else. A
+// value not read is skipped by Next; a handle used twice or after Next
+// fails with ErrValueUsed. A key's Type is what its type byte means for the
+// file's producer (Redis or Valkey by the magic, Dragonfly by an AUX df-ver
+// or its opcodes before the first key), decided once per file.
+//
+// A Writer mirrors the Reader: it writes the magic, raw bytes, lengths and
+// strings, keeps a running CRC64 (Jones) and writes the trailer on Close.
+// The codecs the grammar needs are here too: LZF, the integer string
+// encoding, the entry counts in the headers of ziplist, listpack, intset and
+// zipmap blobs (BlobCount), their entries (Entries), and writers that build
+// them as the servers do, within a cap (EntryWriter, Recode:
+// docs/codecs.md).
+//
+// There is one walk of the grammar: the value walk that Next uses to skip
+// a value is the one Value.Copy and Value.Count use. rdbio does not
+// compress (listcodec does that), nor sum up or judge a file (rdbio/analyze
+// does that, through this package's public API), nor decide how to convert
+// one (rdbio/convert). Strings are held in memory only up to a cap
+// (Options.Cap); larger ones stream through in bounded chunks.
 package rdbio

@@ -4,8 +4,7 @@ import "fmt"
 
 // walkDflyValue walks Dragonfly's own value types (rdb-format.md §6). Only
 // the hashes and sets with expiry tell their element count.
-func (r *Reader) walkDflyValue(t byte) (ValueInfo, error) {
-	r.dfly = true
+func (r *Reader) walkDflyValue(t Type) (ValueInfo, error) {
 	switch t {
 	case TypeDflyJSON:
 		return ValueInfo{}, r.skipString()

@@ -10,7 +10,7 @@ import (
 // ElemKind says what an Elem reports.
 type ElemKind uint8
 
-// Element kinds, in the order VisitValue meets them in a value.
+// Element kinds, in the order Value.Visit meets them in a value.
 const (
 	ElemString     ElemKind = iota + 1 // a member, field, value or list item: Len, Data, Int
 	ElemScore                          // the score of the sorted set member just reported: Score
@@ -22,11 +22,11 @@ const (
 	ElemConsumerID                     // an ID of the consumer's PEL: ID
 )
 
-// ShortString is the longest string VisitValue hands over with its bytes:
+// ShortString is the longest string Value.Visit hands over with its bytes:
 // longer ones come with their length only (no integer is that long).
 const ShortString = 32
 
-// Elem is one part of a value as VisitValue reports it. Its slices are
+// Elem is one part of a value as Value.Visit reports it. Its slices are
 // valid until the next call on the Reader.
 type Elem struct {
 	Kind ElemKind
@@ -38,7 +38,7 @@ type Elem struct {
 	Data []byte
 	Int  bool // the string is stored as an integer
 	// Bad says that a blob is stored as LZF that does not decode (Data is
-	// nil): the walk goes on past it, as CountValue's does.
+	// nil): the walk goes on past it, as Value.Count's does.
 	Bad   bool
 	Score float64
 	Blob  Blob
@@ -46,17 +46,10 @@ type Elem struct {
 	Count uint64
 }
 
-// VisitValue is CountValue (without a writer) that also reports the parts
-// of the current key's value to fn: the strings of sets, hashes, sorted
-// sets and old lists, scores, blobs decoded within the cap, and the
-// structure of streams (listpacks, groups, PELs, consumers). Values of
-// other types (strings, quicklists, modules, Dragonfly's types, hashes
-// with field expiry) are walked as CountValue walks them, with nothing
-// reported. Strings are never held whole: only ShortString bytes, or a
-// blob within the cap.
-func (r *Reader) VisitValue(fn func(*Elem) error) (ValueInfo, error) {
-	if r.state != valuePending || !visitable(r.rec.Type, r.TypeName(r.rec.Type)) {
-		return r.CountValue(nil)
+// visitValue reads the pending value for Value.Visit.
+func (r *Reader) visitValue(fn func(*Elem) error) (ValueInfo, error) {
+	if !visitable(r.rec.Type) {
+		return r.walkPending(nil, true)
 	}
 	r.state = noValue
 	r.maxLen = 0
@@ -70,24 +63,22 @@ func (r *Reader) VisitValue(fn func(*Elem) error) (ValueInfo, error) {
 	return info, err
 }
 
-// visitable says whether VisitValue reports the parts of type t (named name).
-func visitable(t byte, name string) bool {
+// visitable says whether Value.Visit reports the parts of type t.
+func visitable(t Type) bool {
 	switch t {
 	case TypeList, TypeSet, TypeHash, TypeZset, TypeZset2,
 		TypeStreamListpacks, TypeStream2, TypeStream3, TypeStream4, TypeStream5:
 		return true
 	case TypeHashZipmap, TypeListZiplist, TypeSetIntset, TypeZsetZiplist, TypeHashZiplist,
-		TypeHashListpack, TypeZsetListpack:
+		TypeHashListpack, TypeZsetListpack, TypeSetListpack:
 		return true
-	case TypeSetListpack:
-		return name != "json"
 	}
 	return false
 }
 
-// visitor walks one value for VisitValue (and walks streams for
-// CountValue, without fn): check says to check stream listpacks as
-// CountValue does.
+// visitor walks one value for Value.Visit (and walks streams for
+// Value.Count, without fn): check says to check stream listpacks as
+// Value.Count does.
 type visitor struct {
 	r     *Reader
 	fn    func(*Elem) error
@@ -103,7 +94,7 @@ func (v *visitor) emit(k ElemKind) error {
 	return v.fn(&v.e)
 }
 
-func (v *visitor) value(t byte) (ValueInfo, error) {
+func (v *visitor) value(t Type) (ValueInfo, error) {
 	r := v.r
 	switch t {
 	case TypeList, TypeSet:
@@ -128,7 +119,7 @@ func (v *visitor) value(t byte) (ValueInfo, error) {
 	return v.stream(streamVersion(t))
 }
 
-func blobOf(t byte) Blob {
+func blobOf(t Type) Blob {
 	if t == TypeSetIntset {
 		return BlobIntset
 	}
@@ -243,7 +234,7 @@ func (v *visitor) blob(kind Blob, per int64) (ValueInfo, error) {
 		return ValueInfo{}, err
 	}
 	// A malformed blob is reported as far as it goes: its count says
-	// unknown, as CountValue says it.
+	// unknown, as Value.Count says it.
 	if err := BlobEntries(kind, r.dec, v.fn); err != nil && !errors.Is(err, ErrCorrupt) {
 		return ValueInfo{}, err
 	}

@@ -26,14 +26,14 @@ func visitAll(r *Reader, visit bool) (infos []ValueInfo, ends []int64, strs int6
 		}
 		var vi ValueInfo
 		if visit {
-			vi, err = r.VisitValue(func(e *Elem) error {
+			vi, err = r.Value().Visit(func(e *Elem) error {
 				if e.Kind == ElemString {
 					strs++
 				}
 				return nil
 			})
 		} else {
-			vi, err = r.CountValue(nil)
+			vi, err = r.Value().Count(nil)
 		}
 		if err != nil {
 			return infos, ends, strs, err

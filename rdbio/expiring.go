@@ -6,30 +6,23 @@ import (
 	"strconv"
 )
 
-// ExpiringFields reads the pending value — a hash with field expiry
-// (types 22–25, Valkey's HASH_2) or Dragonfly's hash or set with expiry
-// (31, 32) — and calls fn with each field (or set member) in the order
-// stored, its value (nil for a set) and its expiry in Unix milliseconds
-// (0 for none). Each string is decoded within the cap: a longer one, or a
-// listpack blob over the cap, fails with ErrTooLarge. The slices are
-// valid during the call only.
-func (r *Reader) ExpiringFields(fn func(field, value []byte, expireMs int64) error) error {
+// expiringFields reads the pending value for Value.ExpiringFields.
+func (r *Reader) expiringFields(fn func(field, value []byte, expireMs int64) error) error {
 	t := r.rec.Type
-	name := r.TypeName(t)
-	if r.state != valuePending || !HasFieldExpiry(name) {
-		return fmt.Errorf("rdb: ExpiringFields without a hash or set with field expiry pending")
+	if !HasFieldExpiry(t) {
+		return fmt.Errorf("rdb: ExpiringFields on a value of type %v, which has no field expiry", t)
 	}
 	r.state = noValue
 	f := fieldReader{r: r, fn: fn}
-	return r.divert(nil, "value", func() error { return f.value(t, name) })
+	return r.divert(nil, "value", func() error { return f.value(t) })
 }
 
-// HasFieldExpiry reports whether values of the type named name by the
-// file's producer (Reader.TypeName) keep an expiry per field or member.
-func HasFieldExpiry(name string) bool {
-	switch name {
-	case "hash-metadata-pre-ga", "hash-listpack-ex-pre-ga", "hash-metadata", "hash-listpack-ex",
-		"hash2", "hash-with-expiry", "set-with-expiry":
+// HasFieldExpiry reports whether values of type t keep an expiry per field
+// or member.
+func HasFieldExpiry(t Type) bool {
+	switch t {
+	case TypeHashMetaPreGA, TypeHashLpExPreGA, TypeHashMetadata, TypeHashListpackEx,
+		TypeHash2, TypeDflyHashExpiry, TypeDflySetExpiry:
 		return true
 	}
 	return false
@@ -42,10 +35,10 @@ type fieldReader struct {
 	fb, vb, eb []byte
 }
 
-func (f *fieldReader) value(t byte, name string) error {
+func (f *fieldReader) value(t Type) error {
 	r := f.r
-	switch name {
-	case "hash2": // n × (field, value, i64le expiry ms, -1 none)
+	switch t {
+	case TypeHash2: // n × (field, value, i64le expiry ms, -1 none)
 		return r.each(func() error {
 			if err := f.pair(); err != nil {
 				return err
@@ -56,8 +49,8 @@ func (f *fieldReader) value(t byte, name string) error {
 			}
 			return f.fn(f.fb, f.vb, max(int64(binary.LittleEndian.Uint64(p)), 0))
 		})
-	case "hash-with-expiry", "set-with-expiry": // field, [value,] expiry seconds as a string, -1 none
-		return r.each(func() error { return f.dragonfly(name == "hash-with-expiry") })
+	case TypeDflyHashExpiry, TypeDflySetExpiry: // field, [value,] expiry seconds as a string, -1 none
+		return r.each(func() error { return f.dragonfly(t == TypeDflyHashExpiry) })
 	}
 	var minExpire int64
 	if t == TypeHashMetadata || t == TypeHashListpackEx {

@@ -8,8 +8,8 @@ import (
 
 // Node is one quicklist node string of a list value (types 10, 14, 18).
 // Its bytes are not sent to the sink: the caller writes Raw and then the
-// payload (Data, or CopyNodeData), changed or not, or the decoded payload
-// (CopyNodeDecoded).
+// payload (Data, or Nodes.CopyData), changed or not, or the decoded payload
+// (Nodes.CopyDecoded).
 type Node struct {
 	Offset    int64  // offset of the node's first byte
 	Container uint64 // type 18: 1 PLAIN, 2 PACKED; 0 for types 10 and 14
@@ -25,12 +25,11 @@ type Node struct {
 	Data []byte
 }
 
-// Nodes starts reading the current key's list value node by node and
-// returns the number of nodes. It must follow a key record of a type for
-// which IsList is true. The node count (types 14, 18) goes to the sink.
-func (r *Reader) Nodes() (uint64, error) {
-	if r.state != valuePending || !IsList(r.rec.Type) {
-		return 0, errors.New("rdb: Nodes called without a list value pending")
+// startNodes starts reading the pending list value node by node and
+// returns the number of nodes (Value.Nodes).
+func (r *Reader) startNodes() (uint64, error) {
+	if !IsList(r.rec.Type) {
+		return 0, fmt.Errorf("rdb: Nodes on a value of type %v, not a list", r.rec.Type)
 	}
 	r.state = inList
 	if r.rec.Type == TypeListZiplist {
@@ -45,14 +44,14 @@ func (r *Reader) Nodes() (uint64, error) {
 	return n, nil
 }
 
-// NextNode reads the next node; io.EOF when the list has no more. The Node
+// nextNode reads the next node; io.EOF when the list has no more. The Node
 // and its slices are valid until the next call on r.
-func (r *Reader) NextNode() (*Node, error) {
+func (r *Reader) nextNode() (*Node, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
 	if r.state != inList {
-		return nil, errors.New("rdb: NextNode called outside a list value")
+		return nil, errors.New("rdb: next node read outside a list value")
 	}
 	if err := r.in.skip(r.dataLeft()); err != nil {
 		return nil, r.fail("list node", err)
@@ -125,29 +124,21 @@ func (r *Reader) dataLeft() uint64 {
 	return n
 }
 
-// CopyNodeData streams the payload of the last node returned by NextNode,
-// when it was too large to capture (Data == nil), to w.
-func (r *Reader) CopyNodeData(w io.Writer) error {
+// copyNodeData streams the payload of the last node nextNode returned
+// (Nodes.CopyData).
+func (r *Reader) copyNodeData(w io.Writer) error {
 	n := r.dataLeft()
 	return r.divert(w, "list node", func() error { return r.in.skip(n) })
 }
 
-// CopyNodeDecoded streams the decoded payload of the last node returned by
-// NextNode, when it was too large to capture (Data == nil), to w, and
-// returns the number of bytes written (ULen). A raw payload is copied as
-// stored; an LZF payload is decoded as it is read (LZFReader), so memory
-// stays bounded whatever the node's size. The payload bytes are
-// checksummed, not passed to the sink. It fails with an *Error naming the
-// input offset when the input ends inside the payload or an LZF payload
-// does not decode to exactly ULen bytes (ErrCorrupt), and, consuming
-// nothing, when the payload is stored otherwise (ErrUnsupported: use
-// CopyNodeData). Call it at most once per node, instead of CopyNodeData.
-func (r *Reader) CopyNodeDecoded(w io.Writer) (int64, error) {
+// copyNodeDecoded streams the decoded payload of the last node nextNode
+// returned (Nodes.CopyDecoded).
+func (r *Reader) copyNodeDecoded(w io.Writer) (int64, error) {
 	if r.err != nil {
 		return 0, r.err
 	}
 	if r.state != inList || r.pending == 0 {
-		return 0, errors.New("rdb: CopyNodeDecoded called without a node payload left to read")
+		return 0, errors.New("rdb: CopyDecoded without a node payload left to read")
 	}
 	n := &r.node
 	if n.Enc != EncRaw && n.Enc != EncLZF {
@@ -245,27 +236,6 @@ func (a *appender) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// EachNode reads the current key's list value (see Nodes) and calls fn with
-// every node until fn returns false; it reports whether the walk reached
-// the end of the list.
-func (r *Reader) EachNode(fn func(*Node) (bool, error)) (bool, error) {
-	if _, err := r.Nodes(); err != nil {
-		return false, err
-	}
-	for {
-		n, err := r.NextNode()
-		if errors.Is(err, io.EOF) {
-			return true, nil
-		}
-		if err != nil {
-			return false, err
-		}
-		if more, err := fn(n); err != nil || !more {
-			return false, err
-		}
-	}
-}
-
 // ForEachNode walks the list nodes of an RDB stream and calls fn with each
 // (and its list's key) until fn returns false or the stream ends. A record
 // rdbio cannot walk (ErrUnsupported) ends the walk quietly: nothing after
@@ -286,8 +256,16 @@ func ForEachNode(src io.Reader, opt Options, fn func(key []byte, n *Node) (bool,
 		if rec.Kind != KindKey || !IsList(rec.Type) {
 			continue
 		}
-		more, err := r.EachNode(func(n *Node) (bool, error) { return fn(rec.Key, n) })
-		if err != nil || !more {
+		nodes, err := r.Value().Nodes()
+		if err != nil {
+			return err
+		}
+		for nodes.Next() {
+			if more, err := fn(rec.Key, nodes.Node()); err != nil || !more {
+				return err
+			}
+		}
+		if err := nodes.Err(); err != nil {
 			return err
 		}
 	}

@@ -3,7 +3,6 @@ package rdbio
 import (
 	"bytes"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -84,29 +83,27 @@ func readPlainNodes(file []byte, capBytes int) ([][]byte, []byte, error) {
 		if rec.Kind != KindKey || rec.Type != TypeListQuicklist2 {
 			continue
 		}
-		if _, err := r.Nodes(); err != nil {
+		nodes, err := r.Value().Nodes()
+		if err != nil {
 			return elems, sink.Bytes(), err
 		}
-		for {
-			n, err := r.NextNode()
-			if err != nil {
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				return elems, sink.Bytes(), err
-			}
+		for nodes.Next() {
+			n := nodes.Node()
 			if n.Data != nil {
 				return elems, sink.Bytes(), errors.New("node captured, want it over the cap")
 			}
 			var b bytes.Buffer
-			got, err := r.CopyNodeDecoded(&b)
+			got, err := nodes.CopyDecoded(&b)
 			if err != nil {
 				return elems, sink.Bytes(), err
 			}
 			if got != int64(b.Len()) || uint64(got) != n.ULen {
-				return elems, sink.Bytes(), errors.New("CopyNodeDecoded's count is not the bytes written and ULen")
+				return elems, sink.Bytes(), errors.New("CopyDecoded's count is not the bytes written and ULen")
 			}
 			elems = append(elems, b.Bytes())
+		}
+		if err := nodes.Err(); err != nil {
+			return elems, sink.Bytes(), err
 		}
 	}
 }
@@ -147,13 +144,6 @@ func TestCopyNodeDecoded(t *testing.T) {
 		checkOffsetError(t, err, "input cut at %d", cut)
 	}
 
-	r, err := NewReader(bytes.NewReader(file), Options{Cap: 1024})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.CopyNodeDecoded(&bytes.Buffer{}); err == nil {
-		t.Error("CopyNodeDecoded outside a list: no error")
-	}
 }
 
 // checkOffsetError fails unless err is an *Error with an offset, wrapping
@@ -187,13 +177,14 @@ func TestCopyNodeDecodedWriterFails(t *testing.T) {
 		if _, err := r.Next(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.Nodes(); err != nil {
+		nodes, err := r.Value().Nodes()
+		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.NextNode(); err != nil {
-			t.Fatal(err)
+		if !nodes.Next() {
+			t.Fatal(nodes.Err())
 		}
-		_, err = r.CopyNodeDecoded(failingWriter{})
+		_, err = nodes.CopyDecoded(failingWriter{})
 		if err == nil || errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "disk full") {
 			t.Errorf("lzf %v: err %v, want the writer's failure", lzf, err)
 		}

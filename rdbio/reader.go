@@ -83,12 +83,16 @@ func (k Kind) String() string {
 // Byte slices are valid until the next call to Next.
 type Record struct {
 	Kind   Kind
-	Op     byte  // the opcode, or the value type of a key
+	Op     byte  // the opcode, or the type byte of a key
 	Offset int64 // offset of the record's first byte
+	// Sent is how many of the record's bytes, from Offset on, the sink had
+	// received when Next returned it (the rest follows with what is read
+	// next).
+	Sent int64
 
 	// KindKey
 	Key    []byte
-	Type   byte
+	Type   Type   // the value's type, as the file's producer means Op
 	DB     uint64 // the selected db (also KindSelectDB's value)
 	Expire int64  // absolute Unix ms; -1 for none (also KindExpire's value)
 	Idle   uint64 // LRU idle seconds; 0 when absent (also KindIdle's value)
@@ -102,6 +106,9 @@ type Record struct {
 
 	// KindEOF
 	Checksum ChecksumStatus
+
+	r   *Reader // for Drop
+	gen uint64  // the Reader's count of records when Next returned this one
 }
 
 // state of the value that follows a key record.
@@ -127,8 +134,8 @@ type Reader struct {
 	auxBuf  appender
 	auxHeld bool
 	nodeBuf []byte
-	dec     []byte    // decoded blob headers (blobBody, NodeElements)
-	head    prefixBuf // the header of a node over the cap (NodeElements)
+	dec     []byte    // decoded blob headers (blobBody, nodeElements)
+	head    prefixBuf // the header of a node over the cap (nodeElements)
 	pending uint64    // payload bytes of the last node not yet read
 	maxLen  uint64    // the largest decoded string length seen (ValueInfo.MaxStringLen)
 	sink    io.Writer // the caller's sink
@@ -138,7 +145,10 @@ type Reader struct {
 	expire int64
 	idle   uint64
 	freq   int
-	dfly   bool // Dragonfly extensions in a REDIS0009 file
+	dfly   bool     // Dragonfly's marks seen (Dragonfly)
+	prod   producer // what type bytes mean: fixed at the first key
+	fixed  bool     // prod is fixed
+	gen    uint64   // records returned by Next
 	done   bool
 	crcGot uint64
 }
@@ -166,16 +176,13 @@ func NewReader(src io.Reader, opt Options) (*Reader, error) {
 // Header returns the magic that was read.
 func (r *Reader) Header() Header { return r.hdr }
 
-// Passed is the input offset up to which consumed bytes have been passed to
-// the sink. Right after Next returns, the bytes from the record's Offset to
-// Passed are the last ones the sink received.
-func (r *Reader) Passed() int64 { return r.in.base + int64(r.in.mark) }
-
 // Offset is the input offset of the next unread byte.
 func (r *Reader) Offset() int64 { return r.in.offset() }
 
-// Dragonfly reports whether Dragonfly-only types or opcodes were seen, or an
-// AUX field df-ver.
+// Dragonfly reports whether Dragonfly's marks were seen so far: an AUX
+// field df-ver, Dragonfly-only opcodes or types. Those before the file's
+// first key decide what its type bytes mean (Type); later ones change
+// nothing but this report.
 func (r *Reader) Dragonfly() bool { return r.dfly }
 
 // SetSink sends every byte consumed from now on, up to (not including) the
@@ -237,10 +244,10 @@ func notDigits(s string) bool {
 	return false
 }
 
-// Next returns the next record. A key's value that was not read with
-// CopyValue, CountValue or the node methods is skipped (and sent to the
-// sink). After
-// the EOF record Next returns io.EOF; a checksum mismatch is an error unless
+// Next returns the next record. A key's value that was not read through
+// its handle (Value) is skipped (and sent to the sink); so is what
+// is left of a list whose nodes were walked part way. After the EOF record
+// Next returns io.EOF; a checksum mismatch is an error unless
 // Options.IgnoreChecksum.
 func (r *Reader) Next() (*Record, error) {
 	if r.err != nil {
@@ -256,11 +263,12 @@ func (r *Reader) Next() (*Record, error) {
 		return nil, err
 	}
 	// Records reach the sink whole from here on: everything before this
-	// record has been passed on (see Passed).
+	// record has been passed on (see Record.Sent).
 	if err := r.in.flush(); err != nil {
 		return nil, r.fail("write", err)
 	}
-	r.rec = Record{Offset: r.in.offset(), DB: r.db, Expire: -1, Freq: -1}
+	r.gen++
+	r.rec = Record{Offset: r.in.offset(), DB: r.db, Expire: -1, Freq: -1, r: r, gen: r.gen}
 	op, err := r.in.byte()
 	if err != nil {
 		return nil, r.fail("record type", err)
@@ -269,6 +277,7 @@ func (r *Reader) Next() (*Record, error) {
 	if err := r.readRecord(op); err != nil {
 		return nil, err
 	}
+	r.rec.Sent = r.in.base + int64(r.in.mark) - r.rec.Offset
 	return &r.rec, nil
 }
 
@@ -287,7 +296,7 @@ func (r *Reader) readRecord(op byte) error {
 }
 
 // readHeldAux reads an AUX record whose bytes are held back from the sink
-// until the next call, so that DropRecord can leave it out of a copy.
+// until the next call, so that Record.Drop can leave it out of a copy.
 func (r *Reader) readHeldAux() error {
 	r.in.pos-- // the opcode byte goes with the record
 	err := r.in.setOut(r.sink)
@@ -307,12 +316,15 @@ func (r *Reader) readHeldAux() error {
 	return r.wrap(OpName(OpAux), err)
 }
 
-// DropRecord leaves the AUX record just returned by Next out of the sink.
+// Drop leaves an AUX record, the one Next returned last, out of the sink.
 // It reports false for any other record, whose bytes have gone on already.
-func (r *Reader) DropRecord() bool {
-	held := r.auxHeld
+func (rec *Record) Drop() bool {
+	r := rec.r
+	if r == nil || rec.gen != r.gen || !r.auxHeld {
+		return false
+	}
 	r.auxHeld = false
-	return held
+	return true
 }
 
 // releaseAux passes a held AUX record on to the sink.
@@ -330,9 +342,16 @@ func (r *Reader) releaseAux() error {
 	return nil
 }
 
-func (r *Reader) readKey(typ byte) error {
-	if !knownType(typ, r) {
-		return r.fail("record type", fmt.Errorf("%w: unknown value type or opcode %d", ErrUnsupported, typ))
+func (r *Reader) readKey(op byte) error {
+	if !r.fixed {
+		r.prod, r.fixed = producer{hdr: r.hdr, dfly: r.dfly}, true
+	}
+	typ, ok := r.prod.typeOf(op)
+	if !ok {
+		return r.fail("record type", fmt.Errorf("%w: unknown value type or opcode %d", ErrUnsupported, op))
+	}
+	if typ.Dragonfly() {
+		r.dfly = true
 	}
 	key, err := r.readString(r.rec.Key[:0])
 	if err != nil {

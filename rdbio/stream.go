@@ -12,12 +12,12 @@ import (
 // With count set it also checks each listpack within the cap: a decoder
 // sizes its allocations by the counts of a listpack's master entry, which
 // must not claim more entries than the listpack holds.
-func (r *Reader) walkStream(t byte, count bool) (ValueInfo, error) {
+func (r *Reader) walkStream(t Type, count bool) (ValueInfo, error) {
 	v := visitor{r: r, check: count}
 	return v.stream(streamVersion(t))
 }
 
-func streamVersion(t byte) int {
+func streamVersion(t Type) int {
 	switch t {
 	case TypeStream2:
 		return 2

@@ -7,8 +7,8 @@ import (
 )
 
 // StreamFieldsLost says what a stream of type from loses as one of the
-// older type to (CopyStreamAs), or "" for nothing.
-func StreamFieldsLost(from, to byte) string {
+// older type to (Value.CopyStreamAs), or "" for nothing.
+func StreamFieldsLost(from, to Type) string {
 	v, w := streamVersion(from), streamVersion(to)
 	var parts []string
 	lost := func(since int, what string) {
@@ -24,23 +24,16 @@ func StreamFieldsLost(from, to byte) string {
 }
 
 // StreamTypes are the stream value types, oldest first.
-var StreamTypes = []byte{TypeStreamListpacks, TypeStream2, TypeStream3, TypeStream4, TypeStream5}
+var StreamTypes = []Type{TypeStreamListpacks, TypeStream2, TypeStream3, TypeStream4, TypeStream5}
 
 // IsStream reports whether t is a stream value type.
-func IsStream(t byte) bool { return streamVersion(t) > 1 || t == TypeStreamListpacks }
+func IsStream(t Type) bool { return streamVersion(t) > 1 || t == TypeStreamListpacks }
 
-// CopyStreamAs sends the pending value, a stream, to w as a stream of the
-// older (or the same) type to, as that type stores it (rdb-format.md
-// §4.1): the fields to has no place for are left out, everything else
-// (the entries' listpacks, the groups, their PELs and consumers) passes
-// byte for byte. The type byte, already read with the key, is the
-// caller's to rewrite. A server loading the older type derives what it
-// needs (Redis 7.0 counts entries_added from the length, marks
-// entries_read unknown, and takes seen-time as active-time).
-func (r *Reader) CopyStreamAs(w io.Writer, to byte) error {
+// copyStreamAs reads the pending stream for Value.CopyStreamAs.
+func (r *Reader) copyStreamAs(w io.Writer, to Type) error {
 	from := r.rec.Type
-	if r.state != valuePending || !IsStream(from) || !IsStream(to) || streamVersion(to) > streamVersion(from) {
-		return fmt.Errorf("rdb: CopyStreamAs(%d) without an equal or newer stream pending", to)
+	if !IsStream(from) || !IsStream(to) || streamVersion(to) > streamVersion(from) {
+		return fmt.Errorf("rdb: CopyStreamAs(%v) on a value of type %v, not an equal or newer stream", to, from)
 	}
 	r.state = noValue
 	s := streamCopy{r: r, w: w, from: streamVersion(from), to: streamVersion(to)}

@@ -7,7 +7,7 @@ import (
 )
 
 // StringScanner reads RDB lengths and strings (rdb-format.md §2.1, §2.2)
-// from a byte slice: a value held whole, such as the bytes CountValue
+// from a byte slice: a value held whole, such as the bytes Value.Count
 // wrote to a CappedBuffer (a linked list's `len n`, n × `str`). Strings
 // are decoded as a server reads them: raw bytes, an integer's decimal
 // digits, LZF data decompressed. A string of more than limit bytes

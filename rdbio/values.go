@@ -3,7 +3,8 @@ package rdbio
 import "strconv"
 
 // Value types (rdb-format.md §4). Where two producers use one number, the
-// name is Redis's; TypeName tells them apart.
+// name is Redis's; Type tells them apart. The constants are untyped: each
+// is both the type byte and the Type of Redis's meaning of it.
 const (
 	TypeString          = 0
 	TypeList            = 1
@@ -51,6 +52,24 @@ const (
 	firstDflyVersionClash = 15 // Redis 15 reuses 30..33
 )
 
+// Type is a value type as the file's producer means it. For every type
+// that Redis defines it is the type byte (the constants above); the bytes
+// that another producer gives another meaning have their own Types
+// (TypeHash2, TypePathHash, TypeDflyJSONOld). A Reader resolves each key's
+// type byte by the file's producer, which it decides once, at the first
+// key: Valkey by the magic, Dragonfly by an AUX df-ver or a Dragonfly
+// opcode before it, else Redis. The same byte keeps its Type throughout a
+// file.
+type Type uint8
+
+// The Types of the bytes whose meaning depends on the producer (§8.2).
+const (
+	TypeHash2       Type = typeVariant | TypeHashMetaPreGA // 22 in VALKEY files: HASH_2
+	TypePathHash    Type = typeVariant | TypeHashLpExPreGA // 23 in VALKEY files: PATH_HASH
+	TypeDflyJSONOld Type = typeVariant | TypeSetListpack   // 20 in Dragonfly files with header ≤ 9: JSON
+	typeVariant     Type = 0x40
+)
+
 var typeNames = [...]string{
 	"string", "list", "set", "zset", "hash", "zset2", "module-pre-ga", "module", "",
 	"hash-zipmap", "list-ziplist", "set-intset", "zset-ziplist", "hash-ziplist",
@@ -61,20 +80,16 @@ var typeNames = [...]string{
 
 var dflyNames = [...]string{"json", "hash-with-expiry", "set-with-expiry", "sbf", "sbf2", "cms", "topk", "cuckoo"}
 
-// TypeName names a value type as this file's producer means it.
-func (r *Reader) TypeName(t byte) string {
-	return typeName(t, r.hdr, r.dfly)
-}
-
-func typeName(t byte, h Header, dfly bool) string {
+// String names the type as rdbz reports it: "hash-listpack", "hash2", "json".
+func (t Type) String() string {
 	switch {
-	case h.Valkey && t == TypeHashMetaPreGA:
+	case t == TypeHash2:
 		return "hash2"
-	case h.Valkey && t == TypeHashLpExPreGA:
+	case t == TypePathHash:
 		return "path-hash"
-	case t == TypeSetListpack && dfly && h.Version < 10:
+	case t == TypeDflyJSONOld:
 		return "json"
-	case isDflyType(t, h, dfly):
+	case t >= dflyFirst && t <= dflyLast:
 		return dflyNames[t-dflyFirst]
 	case int(t) < len(typeNames) && typeNames[t] != "":
 		return typeNames[t]
@@ -82,26 +97,48 @@ func typeName(t byte, h Header, dfly bool) string {
 	return "type" + strconv.Itoa(int(t))
 }
 
-// isDflyType: 30..37 are Dragonfly's unless the file is a Redis 15+ one.
-func isDflyType(t byte, h Header, dfly bool) bool {
-	if t < dflyFirst || t > dflyLast {
-		return false
+// Byte is the type byte that stores a value of type t.
+func (t Type) Byte() byte {
+	if t&typeVariant != 0 {
+		return byte(t &^ typeVariant)
 	}
-	return dfly || h.Valkey || h.Version < firstDflyVersionClash || t > redisUnverifiedLast
+	return byte(t)
 }
 
-// IsList reports whether t is a list type whose value NextNode walks.
-func IsList(t byte) bool {
-	return t == TypeListZiplist || t == TypeListQuicklist || t == TypeListQuicklist2
+// Dragonfly reports whether only Dragonfly defines type t (30..37, and
+// its old JSON).
+func (t Type) Dragonfly() bool {
+	return t == TypeDflyJSONOld || t >= dflyFirst && t <= dflyLast
 }
 
-func knownType(t byte, r *Reader) bool {
+// producer is what a file's type bytes mean: decided once per file, from
+// its header and what precedes its first key.
+type producer struct {
+	hdr  Header
+	dfly bool // Dragonfly's: an AUX df-ver or a Dragonfly opcode before the first key
+}
+
+// typeOf is the Type that b means for this producer; false for a byte that
+// is no value type it defines (or one rdbio cannot tell: Redis 15's 30..33).
+func (p producer) typeOf(b byte) (Type, bool) {
+	h := p.hdr
 	switch {
-	case t <= TypeStream5 && t != 8:
-		return true
-	case isDflyType(t, r.hdr, r.dfly):
-		r.dfly = true
-		return true
+	case h.Valkey && b == TypeHashMetaPreGA:
+		return TypeHash2, true
+	case h.Valkey && b == TypeHashLpExPreGA:
+		return TypePathHash, true
+	case b == TypeSetListpack && p.dfly && h.Version < 10:
+		return TypeDflyJSONOld, true
+	case b <= TypeStream5 && b != 8:
+		return Type(b), true
+	case b >= dflyFirst && b <= dflyLast:
+		// 30..37 are Dragonfly's unless the file is a Redis 15+ one.
+		return Type(b), p.dfly || h.Valkey || h.Version < firstDflyVersionClash || b > redisUnverifiedLast
 	}
-	return false
+	return Type(b), false
+}
+
+// IsList reports whether t is a list type whose value Value.Nodes walks.
+func IsList(t Type) bool {
+	return t == TypeListZiplist || t == TypeListQuicklist || t == TypeListQuicklist2
 }

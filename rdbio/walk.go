@@ -29,25 +29,8 @@ type ValueInfo struct {
 	MaxStringLen uint64
 }
 
-// CopyValue sends the rest of the current key's value, as stored, to w
-// (nil discards it) instead of the sink. It walks the value as Next does
-// when it skips one, decoding nothing.
-func (r *Reader) CopyValue(w io.Writer) error {
-	_, err := r.walkPending(w, false)
-	return err
-}
-
-// CountValue is CopyValue that also tells what the value holds. To count
-// blobs it reads their headers: for an LZF-compressed blob within the cap
-// that means holding the compressed bytes and decoding a prefix, so it
-// costs more than CopyValue. After Nodes it walks what is left of the list
-// and counts only that.
-func (r *Reader) CountValue(w io.Writer) (ValueInfo, error) {
-	return r.walkPending(w, true)
-}
-
-// walkPending walks the rest of the current key's value with its bytes sent
-// to w; count says whether to read blob headers and string contents.
+// walkPending walks the pending value with its bytes sent to w; count says
+// whether to read blob headers and string contents (Value.Copy, Count).
 func (r *Reader) walkPending(w io.Writer, count bool) (info ValueInfo, err error) {
 	r.maxLen = 0
 	err = r.divert(w, "value", func() (err error) {
@@ -81,7 +64,7 @@ func (r *Reader) finishValue(count bool) (ValueInfo, error) {
 // consumes a whole value of type t and reports what it saw. Without count
 // it reads no string's contents (Next's skip); with it, strings and blob
 // headers are read to tell their length and element count.
-func (r *Reader) walkValue(t byte, count bool) (ValueInfo, error) {
+func (r *Reader) walkValue(t Type, count bool) (ValueInfo, error) {
 	switch t {
 	case TypeString:
 		if count {
@@ -111,10 +94,9 @@ func (r *Reader) walkValue(t byte, count bool) (ValueInfo, error) {
 	case TypeHashListpack, TypeZsetListpack:
 		return r.walkBlob(BlobListpack, 2, count)
 	case TypeSetListpack:
-		if r.TypeName(t) == "json" { // Dragonfly's old JSON type
-			return ValueInfo{}, r.skipString()
-		}
 		return r.walkBlob(BlobListpack, 1, count)
+	case TypeDflyJSONOld:
+		return ValueInfo{}, r.skipString()
 	case TypeListQuicklist, TypeListQuicklist2:
 		n, err := r.readLen()
 		if err != nil {
@@ -125,7 +107,7 @@ func (r *Reader) walkValue(t byte, count bool) (ValueInfo, error) {
 	case TypeStreamListpacks, TypeStream2, TypeStream3, TypeStream4, TypeStream5:
 		return r.walkStream(t, count)
 	}
-	if isDflyType(t, r.hdr, r.dfly) {
+	if t.Dragonfly() {
 		return r.walkDflyValue(t)
 	}
 	return r.walkHFE(t, count)
@@ -297,13 +279,13 @@ func (r *Reader) walkZset() (ValueInfo, error) {
 }
 
 // walkHFE walks the hash-field-expiry types 22..25 and Valkey's HASH_2.
-func (r *Reader) walkHFE(t byte, count bool) (ValueInfo, error) {
+func (r *Reader) walkHFE(t Type, count bool) (ValueInfo, error) {
 	switch {
-	case t == TypeHashMetaPreGA && r.hdr.Valkey: // HASH_2: field, value, i64 expire
+	case t == TypeHash2: // field, value, i64 expire
 		return r.walkStrings(2, 8)
 	case t == TypeHashMetaPreGA: // n × (len ttl, field, value)
 		return r.walkLenStrings(1, 2)
-	case t == TypeHashLpExPreGA && !r.hdr.Valkey:
+	case t == TypeHashLpExPreGA:
 		return r.walkBlob(BlobListpack, 3, count)
 	case t == TypeHashMetadata:
 		if err := r.in.skip(8); err != nil {
@@ -316,7 +298,7 @@ func (r *Reader) walkHFE(t byte, count bool) (ValueInfo, error) {
 		}
 		return r.walkBlob(BlobListpack, 3, count)
 	}
-	return ValueInfo{}, fmt.Errorf("%w: value type %d (%s): layout not known", ErrUnsupported, t, r.TypeName(t))
+	return ValueInfo{}, fmt.Errorf("%w: value type %d (%v): layout not known", ErrUnsupported, t.Byte(), t)
 }
 
 // ModuleName decodes the 9-character module type name from a module id

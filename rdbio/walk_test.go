@@ -9,7 +9,7 @@ import (
 )
 
 // walkAll reads every record of r as an analysis does: list values node by
-// node with their element counts, other values with CountValue. A record
+// node with their element counts, other values with Value.Count. A record
 // rdbio cannot walk ends the walk with PassBody, which checks the trailer.
 func walkAll(r *Reader) error {
 	err := walkRecords(r)
@@ -32,12 +32,9 @@ func walkRecords(r *Reader) error {
 			continue
 		}
 		if IsList(rec.Type) {
-			_, err = r.EachNode(func(*Node) (bool, error) {
-				_, _, err := r.NodeElements()
-				return true, err
-			})
+			_, _, err = countNodes(r)
 		} else {
-			_, err = r.CountValue(nil)
+			_, err = r.Value().Count(nil)
 		}
 		if err != nil {
 			return err
@@ -45,9 +42,27 @@ func walkRecords(r *Reader) error {
 	}
 }
 
-// TestCountValueIsCopyValue: on every corpus file, CountValue sends each
-// value the same bytes as CopyValue does (they are one walk), and a list's
-// element count equals the sum of its nodes' counts (NodeElements).
+// countNodes walks the nodes of the pending list and sums their element
+// counts (Nodes.Elements).
+func countNodes(r *Reader) (sum int64, known bool, err error) {
+	nodes, err := r.Value().Nodes()
+	if err != nil {
+		return 0, false, err
+	}
+	known = true
+	for nodes.Next() {
+		n, ok, err := nodes.Elements()
+		if err != nil {
+			return 0, false, err
+		}
+		sum, known = sum+n, known && ok
+	}
+	return sum, known, nodes.Err()
+}
+
+// TestCountValueIsCopyValue: on every corpus file, Value.Count sends each
+// value the same bytes as Value.Copy does (they are one walk), and a list's
+// element count equals the sum of its nodes' counts (Nodes.Elements).
 func TestCountValueIsCopyValue(t *testing.T) {
 	for _, cf := range corpusFiles(t) {
 		if cf.CorruptByDesign() {
@@ -78,27 +93,22 @@ func TestCountValueIsCopyValue(t *testing.T) {
 				}
 				a.Reset()
 				b.Reset()
-				cerr := copied.CopyValue(&a)
-				info, nerr := counted.CountValue(&b)
+				cerr := copied.Value().Copy(&a)
+				info, nerr := counted.Value().Count(&b)
 				if (cerr == nil) != (nerr == nil) || !bytes.Equal(a.Bytes(), b.Bytes()) {
-					t.Fatalf("key %q: CopyValue %d bytes (%v), CountValue %d bytes (%v)", rec.Key, a.Len(), cerr, b.Len(), nerr)
+					t.Fatalf("key %q: Copy %d bytes (%v), Count %d bytes (%v)", rec.Key, a.Len(), cerr, b.Len(), nerr)
 				}
 				values++
 				if cerr != nil || !IsList(rec.Type) {
 					continue
 				}
 				lists++
-				var sum int64
-				known := true
-				if _, err := nodes.EachNode(func(*Node) (bool, error) {
-					n, ok, err := nodes.NodeElements()
-					sum, known = sum+n, known && ok
-					return true, err
-				}); err != nil {
+				sum, known, err := countNodes(nodes)
+				if err != nil {
 					t.Fatal(err)
 				}
 				if known != info.Known || (known && sum != info.Elements) {
-					t.Fatalf("list %q: CountValue %+v, nodes %d (known %v)", rec.Key, info, sum, known)
+					t.Fatalf("list %q: Count %+v, nodes %d (known %v)", rec.Key, info, sum, known)
 				}
 			}
 		})

@@ -273,7 +273,7 @@ func printWhatIf(w io.Writer, wi *listcodec.WhatIfReport, secs float64) {
 		size(wi.FileBytes), size(wi.RdbzCompressBytes), pct(wi.RdbzCompressBytes, wi.FileBytes),
 		wi.Settings.Level, wi.Settings.MinSaving, size(wi.Settings.SampleBytes))
 	if wi.Unchanged {
-		fmt.Fprintln(w, "    copied unchanged:", wi.Note)
+		paragraph(w, "    ", "copied unchanged: "+strings.TrimSuffix(wi.Note, ": copied unchanged"))
 	}
 	if d := wi.Dragonfly; d.DecodedBytes > 0 && wi.DictBytes > 0 {
 		fmt.Fprintf(w, "  Dragonfly's lists in its dictionary mode: %s of payloads -> ≈ %s\n    (%.0f%% of interior nodes kept compressed)\n",
@@ -290,7 +290,7 @@ func causeText(cs analyze.Cause) string {
 		if !cs.FirstKeyQuoted {
 			k = strconv.Quote(k)
 		}
-		s += fmt.Sprintf(": %d keys, first %s", cs.Keys, k)
+		s += fmt.Sprintf(": %d keys, first %s", cs.Keys, shorten(k))
 	case cs.Keys > 0:
 		s += fmt.Sprintf(": %d records, first at offset %d", cs.Keys, cs.Offset)
 	}
@@ -307,10 +307,10 @@ func keyText(k analyze.KeyInfo) string {
 	return shorten(strconv.Quote(k.Key))
 }
 
-// shorten cuts a quoted key or prefix to fit a table column.
+// shorten cuts a quoted key or prefix to 60 columns, whole characters.
 func shorten(q string) string {
-	if len(q) > 60 {
-		return q[:57] + "..."
+	if cellWidth(q) > 60 {
+		return cutWidth(q, 57) + "..."
 	}
 	return q
 }

@@ -5,7 +5,8 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
 )
 
 func section(w io.Writer, title string) { fmt.Fprintf(w, "\n%s\n", title) }
@@ -26,7 +27,7 @@ func table(w io.Writer, header []string, rows func(row func(...any))) {
 	for c := range header {
 		right[c] = true
 		for r, row := range all {
-			width[c] = max(width[c], utf8.RuneCountInString(row[c]))
+			width[c] = max(width[c], cellWidth(row[c]))
 			if r > 0 && !numeric(row[c]) {
 				right[c] = false
 			}
@@ -37,7 +38,7 @@ func table(w io.Writer, header []string, rows func(row func(...any))) {
 		var b strings.Builder
 		b.WriteString("  ")
 		for c, cell := range row {
-			pad := strings.Repeat(" ", width[c]-utf8.RuneCountInString(cell))
+			pad := strings.Repeat(" ", max(width[c]-cellWidth(cell), 0))
 			if c == len(row)-1 && !right[c] {
 				pad = ""
 			}
@@ -60,48 +61,49 @@ const reportWidth = 80
 // minTextColumn is the narrowest fit makes a text column.
 const minTextColumn = 16
 
-// fit narrows the widest text column so that the table's rows fit in
-// reportWidth: the last column's cells wrap onto rows of their own, other
-// columns' are cut with "...".
+// fit narrows text columns, the widest first and none below
+// minTextColumn, until the table's rows fit in reportWidth: the last
+// column's cells wrap onto rows of their own (a word wider than the column
+// is broken), other columns' are cut with "...". Widths are terminal
+// columns, so wide characters count twice.
 func fit(all [][]string, width []int, right []bool) [][]string {
-	total := 2 + 2*(len(width)-1)
-	widest := -1
-	for c, w := range width {
-		total += w
-		if !right[c] && (widest < 0 || w > width[widest]) {
-			widest = c
+	for {
+		total := 2 + 2*(len(width)-1)
+		widest := -1
+		for c, w := range width {
+			total += w
+			if !right[c] && w > minTextColumn && (widest < 0 || w > width[widest]) {
+				widest = c
+			}
 		}
-	}
-	if total <= reportWidth || widest < 0 {
-		return all
-	}
-	w := max(width[widest]-(total-reportWidth), minTextColumn)
-	if w >= width[widest] {
-		return all
-	}
-	width[widest] = w
-	if widest == len(width)-1 {
-		return wrapLast(all, w)
-	}
-	for r := 1; r < len(all); r++ {
-		if cell := []rune(all[r][widest]); len(cell) > w {
-			all[r][widest] = string(cell[:w-3]) + "..."
+		if total <= reportWidth || widest < 0 {
+			break
+		}
+		w := max(width[widest]-(total-reportWidth), minTextColumn)
+		width[widest] = w
+		if widest == len(width)-1 {
+			all = wrapLast(all, w)
+			continue
+		}
+		for r := 1; r < len(all); r++ {
+			if cellWidth(all[r][widest]) > w {
+				all[r][widest] = cutWidth(all[r][widest], w-3) + "..."
+			}
 		}
 	}
 	return all
 }
 
-// wrapLast wraps the last cell of each row at spaces to w runes (a word
-// longer than w stays whole), continuing, indented, on rows with the other
-// cells empty.
+// wrapLast wraps the last cell of each row at spaces to w columns (a word
+// wider than w is broken into pieces), continuing, indented, on rows with
+// the other cells empty.
 func wrapLast(all [][]string, w int) [][]string {
 	out := all[:1:1]
 	last := len(all[0]) - 1
 	for _, row := range all[1:] {
-		words := strings.Fields(row[last])
 		line := ""
-		for _, word := range words {
-			if line != "" && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > w {
+		for _, word := range words(row[last], w-2) {
+			if line != "" && cellWidth(line)+1+cellWidth(word) > w {
 				out = append(out, withLast(row, line))
 				row = make([]string, len(row))
 				line = "  " + word // a continuation, indented
@@ -115,6 +117,59 @@ func wrapLast(all [][]string, w int) [][]string {
 		out = append(out, withLast(row, line))
 	}
 	return out
+}
+
+// words splits s at spaces and breaks each word wider than w columns into
+// pieces of at most w.
+func words(s string, w int) []string {
+	var out []string
+	for _, word := range strings.Fields(s) {
+		for cellWidth(word) > w {
+			piece := cutWidth(word, w)
+			if piece == "" { // w narrower than one character
+				piece, _, _, _ = uniseg.FirstGraphemeClusterInString(word, -1)
+			}
+			out = append(out, piece)
+			word = word[len(piece):]
+		}
+		out = append(out, word)
+	}
+	return out
+}
+
+// paragraph writes text wrapped at spaces to reportWidth columns, each line
+// after indent (continuations two columns further in).
+func paragraph(w io.Writer, indent, text string) {
+	line := indent
+	for _, word := range words(text, reportWidth-len(indent)-2) {
+		if line != indent && cellWidth(line)+1+cellWidth(word) > reportWidth {
+			fmt.Fprintln(w, line)
+			line = indent + "  "
+		} else if line != indent {
+			line += " "
+		}
+		line += word
+	}
+	fmt.Fprintln(w, line)
+}
+
+// cellWidth is the number of terminal columns s takes.
+func cellWidth(s string) int { return uniseg.StringWidth(s) }
+
+// cutWidth is the longest prefix of s, whole characters, that takes at
+// most w columns.
+func cutWidth(s string, w int) string {
+	n, used := 0, 0
+	g := uniseg.NewGraphemes(s)
+	for g.Next() {
+		cw := g.Width()
+		if used+cw > w {
+			break
+		}
+		used += cw
+		_, n = g.Positions()
+	}
+	return s[:n]
 }
 
 // withLast is row with its last cell replaced.

@@ -10,16 +10,18 @@ import (
 	"github.com/rdbz/rdbz/rdbio"
 )
 
-// semanticTypes are the value types (as rdbio names them) whose values
-// github.com/hdt3213/rdb decodes. Module values are not among them: without
-// the module the decoder skips them and gives no content.
-var semanticTypes = map[string]bool{
-	"string": true, "list": true, "set": true, "zset": true, "hash": true, "zset2": true,
-	"hash-zipmap": true, "list-ziplist": true, "set-intset": true, "zset-ziplist": true,
-	"hash-ziplist": true, "list-quicklist": true, "stream": true, "hash-listpack": true,
-	"zset-listpack": true, "list-quicklist2": true, "stream2": true, "set-listpack": true,
-	"stream3": true, "hash-metadata-pre-ga": true, "hash-listpack-ex-pre-ga": true,
-	"hash-metadata": true, "hash-listpack-ex": true, "hash2": true,
+// semanticTypes are the value types whose values github.com/hdt3213/rdb
+// decodes. Module values are not among them: without the module the
+// decoder skips them and gives no content.
+var semanticTypes = map[rdbio.Type]bool{
+	rdbio.TypeString: true, rdbio.TypeList: true, rdbio.TypeSet: true, rdbio.TypeZset: true,
+	rdbio.TypeHash: true, rdbio.TypeZset2: true, rdbio.TypeHashZipmap: true, rdbio.TypeListZiplist: true,
+	rdbio.TypeSetIntset: true, rdbio.TypeZsetZiplist: true, rdbio.TypeHashZiplist: true,
+	rdbio.TypeListQuicklist: true, rdbio.TypeStreamListpacks: true, rdbio.TypeHashListpack: true,
+	rdbio.TypeZsetListpack: true, rdbio.TypeListQuicklist2: true, rdbio.TypeStream2: true,
+	rdbio.TypeSetListpack: true, rdbio.TypeStream3: true, rdbio.TypeHashMetaPreGA: true,
+	rdbio.TypeHashLpExPreGA: true, rdbio.TypeHashMetadata: true, rdbio.TypeHashListpackEx: true,
+	rdbio.TypeHash2: true,
 }
 
 // semDecoder decodes one value at a time with hdt3213/rdb's decoder, fed a
@@ -47,13 +49,13 @@ func (d *semDecoder) init(h rdbio.Header) {
 	}
 }
 
-// whyNot says why values of the named type are not decoded, or "".
-func (d *semDecoder) whyNot(tname string) string {
+// whyNot says why values of type t are not decoded, or "".
+func (d *semDecoder) whyNot(t rdbio.Type) string {
 	switch {
 	case d.refuse != "":
 		return d.refuse
-	case !semanticTypes[tname]:
-		return "type " + tname
+	case !semanticTypes[t]:
+		return "type " + t.String()
 	}
 	return ""
 }

@@ -196,18 +196,18 @@ func (s *side) restEntry(r *rdbio.Reader, h hash.Hash, seq int64) (*entry, error
 // key reads a key's value and digests it: always its stored bytes, and its
 // decoded content when the decoder knows the type.
 func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error) {
-	e := &entry{id: keyID{db: rec.DB, key: string(rec.Key)}, seq: seq, typ: rec.Type,
-		tname: r.TypeName(rec.Type), expire: rec.Expire}
+	e := &entry{id: keyID{db: rec.DB, key: string(rec.Key)}, seq: seq, typ: rec.Op,
+		tname: rec.Type.String(), expire: rec.Expire}
 	h := s.h
 	h.Reset()
-	h.Write([]byte{rec.Type})
-	e.why = s.sem.whyNot(e.tname)
+	h.Write([]byte{rec.Op})
+	e.why = s.sem.whyNot(rec.Type)
 	var w io.Writer = h
 	head := 0 // the size of the one-key RDB's head in s.capt.Buf
 	if e.why == "" {
 		// The head is not hashed, and does not count against the cap.
 		s.capt.Reset(s.v.opt.DecodeCap)
-		s.capt.Buf = s.sem.head(s.capt.Buf, rec.Type, rec.Key)
+		s.capt.Buf = s.sem.head(s.capt.Buf, rec.Op, rec.Key)
 		head = len(s.capt.Buf)
 		s.capt.Max += head
 		w = s.tee
@@ -217,7 +217,7 @@ func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error
 	if rdbio.IsList(rec.Type) {
 		err = s.listValue(r, w)
 	} else {
-		info, err = r.CountValue(w)
+		info, err = r.Value().Count(w)
 	}
 	if err != nil {
 		if !errors.Is(err, rdbio.ErrUnsupported) {
@@ -248,7 +248,7 @@ func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error
 // value claims: over the decode cap, a string that claims to decode to
 // more than the cap, or more elements than the bytes can hold. "" when it
 // may be decoded.
-func (s *side) undecodable(info rdbio.ValueInfo, typ byte, n int) string {
+func (s *side) undecodable(info rdbio.ValueInfo, typ rdbio.Type, n int) string {
 	limit := s.v.opt.DecodeCap
 	switch {
 	case s.capt.Over:
@@ -261,7 +261,7 @@ func (s *side) undecodable(info rdbio.ValueInfo, typ byte, n int) string {
 	return ""
 }
 
-// listValue sends a list value's stored bytes to w, as CopyValue would, but
+// listValue sends a list value's stored bytes to w, as Value.Copy would, but
 // node by node through rdbio (the node count reaches w as the reader's
 // sink), and notes in s.nodes where each node starts in s.capt.Buf.
 func (s *side) listValue(r *rdbio.Reader, w io.Writer) error {
@@ -269,19 +269,33 @@ func (s *side) listValue(r *rdbio.Reader, w io.Writer) error {
 		return err
 	}
 	s.nodes = s.nodes[:0]
-	_, err := r.EachNode(func(n *rdbio.Node) (bool, error) {
-		s.nodes = append(s.nodes, len(s.capt.Buf))
-		if _, err := w.Write(n.Raw); err != nil {
-			return false, err
-		}
-		if n.Data == nil { // over rdbio's cap: streamed
-			return true, r.CopyNodeData(w)
-		}
-		_, err := w.Write(n.Data)
-		return true, err
-	})
+	err := s.listNodes(r, w)
 	if err2 := r.SetSink(&s.recBuf); err == nil {
 		err = err2
 	}
 	return err
+}
+
+// listNodes writes the nodes of the pending list value to w.
+func (s *side) listNodes(r *rdbio.Reader, w io.Writer) error {
+	nodes, err := r.Value().Nodes()
+	if err != nil {
+		return err
+	}
+	for nodes.Next() {
+		n := nodes.Node()
+		s.nodes = append(s.nodes, len(s.capt.Buf))
+		if _, err := w.Write(n.Raw); err != nil {
+			return err
+		}
+		if n.Data == nil { // over rdbio's cap: streamed
+			err = nodes.CopyData(w)
+		} else {
+			_, err = w.Write(n.Data)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nodes.Err()
 }

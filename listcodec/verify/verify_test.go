@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -483,16 +482,14 @@ func rewriteNode(t *testing.T, data []byte, key string, nth int, edit func([]byt
 			continue
 		}
 		mine := string(rec.Key) == key
-		if _, err := r.Nodes(); err != nil {
+		nodes, err := r.Value().Nodes()
+		if err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; ; i++ {
-			n, err := r.NextNode()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil || n.Data == nil || n.Enc != rdbio.EncRaw {
-				t.Fatalf("node %d of %q: %v (want a raw node within the cap)", i, rec.Key, err)
+		for i := 0; nodes.Next(); i++ {
+			n := nodes.Node()
+			if n.Data == nil || n.Enc != rdbio.EncRaw {
+				t.Fatalf("node %d of %q: want a raw node within the cap", i, rec.Key)
 			}
 			if mine && i == nth {
 				p := edit(bytes.Clone(n.Data))
@@ -505,6 +502,9 @@ func rewriteNode(t *testing.T, data []byte, key string, nth int, edit func([]byt
 			if err != nil {
 				t.Fatal(err)
 			}
+		}
+		if err := nodes.Err(); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if !edited {

@@ -132,12 +132,13 @@ type typeSlot struct {
 	use          *use
 }
 
-// slot returns the cache entry for type typ named name (a type byte's
-// name can change once a file turns out to be Dragonfly's).
-func (a *analyzer) slot(typ byte, name string) *typeSlot {
-	if s := a.types[typ]; s != nil && s.name == name {
+// slot returns the cache entry for type typ (two types of one name, as
+// Dragonfly's two JSON types, share one).
+func (a *analyzer) slot(typ rdbio.Type) *typeSlot {
+	if s := a.types[typ]; s != nil {
 		return s
 	}
+	name := typ.String()
 	s := a.byName[name]
 	if s == nil {
 		s = &typeSlot{name: name, family: Family(name)}
@@ -149,7 +150,7 @@ func (a *analyzer) slot(typ byte, name string) *typeSlot {
 
 // counted returns the slot with its counters, created when its first key
 // is read whole (so that a failed read leaves no empty entry).
-func (a *analyzer) counted(typ byte, s *typeSlot) *typeSlot {
+func (a *analyzer) counted(typ rdbio.Type, s *typeSlot) *typeSlot {
 	if s.stats != nil {
 		return s
 	}
@@ -261,12 +262,12 @@ type keyFacts struct {
 
 func (a *analyzer) key(rec *rdbio.Record) error {
 	r, res := a.r, a.res
-	start, typ, name := rec.Offset, rec.Type, r.TypeName(rec.Type)
+	start, typ := rec.Offset, rec.Type
 	res.countKey(rec)
 	var kf keyFacts
 	var err error
 	if rdbio.IsList(typ) {
-		kf, err = a.list(rec, typ, name)
+		kf, err = a.list(rec, typ)
 	} else {
 		kf, err = a.value(rec, typ)
 	}
@@ -274,7 +275,7 @@ func (a *analyzer) key(rec *rdbio.Record) error {
 		return err
 	}
 	n := r.Offset() - start
-	sl := a.counted(typ, a.slot(typ, name))
+	sl := a.counted(typ, a.slot(typ))
 	a.compat.integ.key(rec, sl.family, kf.count)
 	sl.sum.Keys++
 	sl.sum.Bytes += n
@@ -283,7 +284,7 @@ func (a *analyzer) key(rec *rdbio.Record) error {
 
 // value reads a value of any type but the list types, its parts going to
 // the memory model and its blob, if it is one, to the integrity checks.
-func (a *analyzer) value(rec *rdbio.Record, typ byte) (keyFacts, error) {
+func (a *analyzer) value(rec *rdbio.Record, typ rdbio.Type) (keyFacts, error) {
 	a.vm.reset(typ)
 	vc, err := a.visitValue(rec)
 	if err != nil {

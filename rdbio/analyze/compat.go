@@ -60,7 +60,8 @@ type use struct {
 	key  []byte
 	hasK bool
 	off  int64
-	typ  byte
+	typ  byte       // an opcode's
+	vt   rdbio.Type // a value type's
 }
 
 // add counts one record; isKey says key names it (an empty key is a key).
@@ -91,10 +92,10 @@ func newCompatCollector(now time.Time) *compatCollector {
 }
 
 // typeUse is the counter of the values of type t named name.
-func (c *compatCollector) typeUse(t byte, name string) *use {
+func (c *compatCollector) typeUse(t rdbio.Type, name string) *use {
 	u := c.types[name]
 	if u == nil {
-		u = &use{typ: t}
+		u = &use{vt: t}
 		c.types[name] = u
 	}
 	return u
@@ -145,9 +146,9 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 		}
 		for _, name := range slices.Sorted(maps.Keys(c.types)) {
 			u := c.types[name]
-			if !srv.ReadsType(u.typ, name) {
-				cs := u.cause(fmt.Sprintf("value type %d (%s)", u.typ, name), true)
-				cs.convertible, cs.loses = srv.Reencodes(u.typ, name)
+			if !srv.ReadsType(u.vt) {
+				cs := u.cause(fmt.Sprintf("value type %d (%s)", u.vt.Byte(), name), true)
+				cs.convertible, cs.loses = srv.Reencodes(u.vt)
 				v.Causes = append(v.Causes, cs)
 			}
 		}

@@ -43,26 +43,27 @@ func newIntegrity(now int64, limit int) *integrity {
 	return &integrity{keys: newKeySet(maxKeySlots), now: now, limit: limit}
 }
 
-// visitValue is r.VisitValue(a.visit) that also checks the blob the value
-// is, when it is one: the decoded blob VisitValue reports. Hashes with
-// field expiry, whose blob VisitValue does not report, are captured and
-// checked whole.
+// visitValue is Value.Visit(a.visit) that also checks the blob the value
+// is, when it is one: the decoded blob Visit reports. Hashes with field
+// expiry, whose blob Visit does not report, are captured and checked
+// whole.
 func (a *analyzer) visitValue(rec *rdbio.Record) (rdbio.ValueInfo, error) {
 	ig := a.compat.integ
-	kind, per, skip, ok := a.r.BlobOf(rec.Type)
+	v := a.r.Value()
+	kind, per, skip, ok := rec.Type.Blob()
 	if !ok {
-		return a.r.VisitValue(a.visit)
+		return v.Visit(a.visit)
 	}
 	if rec.Type == rdbio.TypeHashListpackEx || rec.Type == rdbio.TypeHashLpExPreGA {
 		ig.capture.Reset(ig.limit + 64)
-		vc, err := a.r.CountValue(&ig.capture)
+		vc, err := v.Count(&ig.capture)
 		if err == nil {
 			ig.value(rec, kind, per, skip)
 		}
 		return vc, err
 	}
 	checked := false
-	vc, err := a.r.VisitValue(func(e *rdbio.Elem) error {
+	vc, err := v.Visit(func(e *rdbio.Elem) error {
 		if e.Kind == rdbio.ElemBlob && !checked {
 			checked = true
 			ig.blob(rec, kind, per, e)
@@ -72,7 +73,7 @@ func (a *analyzer) visitValue(rec *rdbio.Record) (rdbio.ValueInfo, error) {
 	return vc, err
 }
 
-// blob checks the blob VisitValue reported. Without its bytes it is over
+// blob checks the blob Value.Visit reported. Without its bytes it is over
 // the cap (not checked), stored as an integer (whose digits no server
 // takes for a blob: every blob kind's header rules them out) or LZF that
 // does not decode (every server refuses it).

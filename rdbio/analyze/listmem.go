@@ -7,7 +7,7 @@ import "github.com/rdbz/rdbz/rdbio"
 // 18), its ziplist nodes rebuilt as listpacks (type 14), or the elements of
 // an old ziplist value packed into new nodes (type 10).
 type listMem struct {
-	typ   byte
+	typ   rdbio.Type
 	nodes int64
 	alloc int64
 	pack  quicklistPack // type 10

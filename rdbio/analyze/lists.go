@@ -1,8 +1,6 @@
 package analyze
 
 import (
-	"errors"
-	"io"
 	"strconv"
 
 	"github.com/rdbz/rdbz/rdbio"
@@ -12,23 +10,18 @@ import (
 // 7.0 builds (listmem.go): listpack nodes are costed from their decoded
 // size, ziplist nodes are decoded (within the cap) to cost the listpack
 // they become.
-func (a *analyzer) list(rec *rdbio.Record, typ byte, name string) (keyFacts, error) {
-	r, ls := a.r, &a.res.Lists
-	count, err := r.Nodes()
+func (a *analyzer) list(rec *rdbio.Record, typ rdbio.Type) (keyFacts, error) {
+	ls := &a.res.Lists
+	nodes, err := a.r.Value().Nodes()
 	if err != nil {
 		return keyFacts{}, err
 	}
+	count := nodes.Len()
 	kf := keyFacts{count: rdbio.ValueInfo{Known: true}}
 	lm := listMem{typ: typ}
 	ls.Keys++
-	for i := uint64(0); ; i++ {
-		n, err := r.NextNode()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return keyFacts{}, err
-		}
+	for i := uint64(0); nodes.Next(); i++ {
+		n := nodes.Node()
 		a.res.ListNodes.Add(n)
 		a.compat.integ.node(rec, n)
 		if a.whatIf != nil {
@@ -44,7 +37,7 @@ func (a *analyzer) list(rec *rdbio.Record, typ byte, name string) (keyFacts, err
 		if err := lm.node(a, n, decoded); err != nil {
 			return keyFacts{}, err
 		}
-		elems, ok, err := r.NodeElements()
+		elems, ok, err := nodes.Elements()
 		if err != nil {
 			return keyFacts{}, err
 		}
@@ -55,6 +48,9 @@ func (a *analyzer) list(rec *rdbio.Record, typ byte, name string) (keyFacts, err
 			kf.count.Known = false
 			ls.UnknownNodes++
 		}
+	}
+	if err := nodes.Err(); err != nil {
+		return keyFacts{}, err
 	}
 	mu, alloc := lm.bytes()
 	kf.mem, kf.alloc, kf.enc, kf.modeled = sizeRobj+mu, sizeRobj+alloc, encQuicklist, true

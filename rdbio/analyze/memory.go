@@ -56,9 +56,9 @@ func storedMemory(serialized int64) int64 {
 }
 
 // valueMemory is the memory of a value that is not a list, from what
-// VisitValue reported (m) and counted (vc), and its encoding; ok is false
+// Value.Visit reported (m) and counted (vc), and its encoding; ok is false
 // when the model does not cover its type.
-func valueMemory(typ byte, m *valueMem, vc rdbio.ValueInfo) (mu, alloc int64, enc string, ok bool) {
+func valueMemory(typ rdbio.Type, m *valueMem, vc rdbio.ValueInfo) (mu, alloc int64, enc string, ok bool) {
 	if typ == rdbio.TypeString {
 		mu, enc = stringMemory(vc.Elements, vc.Integer)
 		alloc = mu

@@ -159,13 +159,13 @@ func (s *Summary) scan(r *rdbio.Reader, progress func(int64)) error {
 }
 
 func (s *Summary) addKey(r *rdbio.Reader, rec *rdbio.Record) error {
-	start, typ, name := rec.Offset, rec.Type, r.TypeName(rec.Type)
+	start, typ, name := rec.Offset, rec.Type, rec.Type.String()
 	s.countKey(rec)
 	if rdbio.IsList(typ) {
 		if err := s.addNodes(r); err != nil {
 			return err
 		}
-	} else if err := r.CopyValue(nil); err != nil {
+	} else if err := r.Value().Copy(nil); err != nil {
 		return err
 	}
 	t := s.Types[name]
@@ -179,11 +179,14 @@ func (s *Summary) addKey(r *rdbio.Reader, rec *rdbio.Record) error {
 }
 
 func (s *Summary) addNodes(r *rdbio.Reader) error {
-	_, err := r.EachNode(func(n *rdbio.Node) (bool, error) {
-		s.ListNodes.Add(n)
-		return true, nil
-	})
-	return err
+	nodes, err := r.Value().Nodes()
+	if err != nil {
+		return err
+	}
+	for nodes.Next() {
+		s.ListNodes.Add(nodes.Node())
+	}
+	return nodes.Err()
 }
 
 // countKey counts a key record in its database and in the totals.

@@ -34,10 +34,10 @@ var (
 
 // valueMem estimates what Redis 7.0 holds for one value after loading it
 // (what MEMORY USAGE's objectComputeSize counts with SAMPLES 0, the key
-// apart), from the parts rdbio's VisitValue reports. It keeps running sums,
+// apart), from the parts rdbio's Value.Visit reports. It keeps running sums,
 // never the elements.
 type valueMem struct {
-	typ      byte
+	typ      rdbio.Type
 	blobLen  int64 // a blob value's decoded bytes (-1: none)
 	intset   int64 // the intset's member width from its header (0: none)
 	strs     int64 // strings seen
@@ -52,7 +52,7 @@ type valueMem struct {
 	enc      string // the encoding bytes found
 }
 
-func (m *valueMem) reset(typ byte) {
+func (m *valueMem) reset(typ rdbio.Type) {
 	*m = valueMem{typ: typ, blobLen: -1, allInt: true, width: 2}
 	m.list.reset()
 	m.stream.reset()
@@ -113,7 +113,7 @@ func intsetWidth(v int64) int64 {
 	return 8
 }
 
-func isZset(t byte) bool {
+func isZset(t rdbio.Type) bool {
 	return t == rdbio.TypeZset || t == rdbio.TypeZset2 || t == rdbio.TypeZsetZiplist || t == rdbio.TypeZsetListpack
 }
 
@@ -244,7 +244,7 @@ const (
 // blobEncoding is how a blob value too large to decode is held: an intset
 // stays one (beyond its limit it would be a hashtable, which is not
 // costed), the others are listpacks.
-func blobEncoding(t byte) string {
+func blobEncoding(t rdbio.Type) string {
 	if t == rdbio.TypeSetIntset {
 		return encIntset
 	}

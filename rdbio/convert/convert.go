@@ -181,7 +181,7 @@ func (c *converter) drop(kind string, key []byte, isKey bool, off int64, why, lo
 		return nil
 	}
 	if !read {
-		if err := c.r.CopyValue(nil); err != nil {
+		if err := c.r.Value().Copy(nil); err != nil {
 			return err
 		}
 	}

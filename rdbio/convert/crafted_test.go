@@ -68,7 +68,7 @@ func records(t *testing.T, b []byte) []string {
 		}
 		s := rec.Kind.String()
 		if rec.Kind == rdbio.KindKey {
-			s += ":" + string(rec.Key) + ":" + r.TypeName(rec.Type)
+			s += ":" + string(rec.Key) + ":" + rec.Type.String()
 		}
 		if rec.Kind == rdbio.KindExpire {
 			s += ":" + string('0'+rec.Op-rdbio.OpExpireMs)

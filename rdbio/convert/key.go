@@ -10,12 +10,12 @@ import (
 // key handles a key record: its value passes through when the target reads
 // its type, and is dropped or refused otherwise.
 func (c *converter) key(rec *rdbio.Record) error {
-	name := c.r.TypeName(rec.Type)
-	if !c.target.ReadsType(rec.Type, name) {
+	name := rec.Type.String()
+	if !c.target.ReadsType(rec.Type) {
 		if done, err := c.reencode(rec, name); done || err != nil {
 			return err
 		}
-		why := fmt.Sprintf("value type %d (%s) needs %s", rec.Type, name, needed(name))
+		why := fmt.Sprintf("value type %d (%s) needs %s", rec.Op, name, needed(name))
 		return c.drop(name, rec.Key, true, rec.Offset, why, "the key", false)
 	}
 	if rec.Type == rdbio.TypeModule2 {
@@ -26,7 +26,7 @@ func (c *converter) key(rec *rdbio.Record) error {
 	if rdbio.IsList(rec.Type) {
 		return c.list(rec)
 	}
-	return c.r.CopyValue(through{c.g})
+	return c.r.Value().Copy(through{c.g})
 }
 
 // moduleValue holds a module value (up to the cap) to learn its module,
@@ -34,7 +34,7 @@ func (c *converter) key(rec *rdbio.Record) error {
 func (c *converter) moduleValue(rec *rdbio.Record) error {
 	capBytes := c.cap
 	c.module.Reset(capBytes)
-	info, err := c.r.CountValue(&c.module)
+	info, err := c.r.Value().Count(&c.module)
 	if err != nil {
 		return err
 	}
@@ -60,20 +60,26 @@ var errZstdNode = errors.New("rdbz-compressed list node (0xC4): decode it first 
 // rdbz file before).
 func (c *converter) list(rec *rdbio.Record) error {
 	out := through{c.g}
-	_, err := c.r.EachNode(func(n *rdbio.Node) (bool, error) {
+	nodes, err := c.r.Value().Nodes()
+	if err != nil {
+		return err
+	}
+	for nodes.Next() {
+		n := nodes.Node()
 		if n.Enc == rdbio.EncZstd {
-			return false, fmt.Errorf("offset %d, key %q: %w", n.Offset, rec.Key, errZstdNode)
+			return fmt.Errorf("offset %d, key %q: %w", n.Offset, rec.Key, errZstdNode)
 		}
 		if _, err := out.Write(n.Raw); err != nil {
-			return false, err
+			return err
 		}
-		var err error
 		if n.Data != nil {
 			_, err = out.Write(n.Data)
 		} else {
-			err = c.r.CopyNodeData(out)
+			err = nodes.CopyData(out)
 		}
-		return err == nil, err
-	})
-	return err
+		if err != nil {
+			return err
+		}
+	}
+	return nodes.Err()
 }

@@ -208,7 +208,7 @@ func keyForm(t *testing.T, path string) func(string) string {
 		if err != nil || rec.Kind == rdbio.KindEOF {
 			break
 		}
-		if rec.Kind == rdbio.KindKey && rdbio.HasFieldExpiry(r.TypeName(rec.Type)) {
+		if rec.Kind == rdbio.KindKey && rdbio.HasFieldExpiry(rec.Type) {
 			expiring[strconv.Quote(string(rec.Key))] = true
 		}
 	}

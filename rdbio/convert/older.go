@@ -13,12 +13,12 @@ import (
 
 // olderStream is the newest stream type older than t that the target
 // reads; ok is false when it reads none.
-func (c *converter) olderStream(t byte) (to byte, ok bool) {
+func (c *converter) olderStream(t rdbio.Type) (to rdbio.Type, ok bool) {
 	for _, s := range rdbio.StreamTypes {
 		if s >= t {
 			break
 		}
-		if c.target.ReadsType(s, c.r.TypeName(s)) {
+		if c.target.ReadsType(s) {
 			to, ok = s, true
 		}
 	}
@@ -27,30 +27,29 @@ func (c *converter) olderStream(t byte) (to byte, ok bool) {
 
 // streamAs writes a stream as the older stream type to, streaming: the
 // type byte is replaced, the fields to lacks are left out
-// (rdbio.Reader.CopyStreamAs).
-func (c *converter) streamAs(rec *rdbio.Record, name string, to byte) error {
-	c.g.cutOut(rec.Offset, rec.Offset+1, []byte{to})
+// (rdbio.Value.CopyStreamAs).
+func (c *converter) streamAs(rec *rdbio.Record, name string, to rdbio.Type) error {
+	c.g.cutOut(rec.Offset, rec.Offset+1, []byte{to.Byte()})
 	c.prefix = -1
 	c.rep.Keys++
 	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset,
-		fmt.Sprintf("as %s (type %d)", c.r.TypeName(to), to), rdbio.StreamFieldsLost(rec.Type, to))
-	if err := c.r.CopyStreamAs(rewritten{c.g}, to); err != nil {
+		fmt.Sprintf("as %v (type %d)", to, to.Byte()), rdbio.StreamFieldsLost(rec.Type, to))
+	if err := c.r.Value().CopyStreamAs(rewritten{c.g}, to); err != nil {
 		return err
 	}
 	return c.g.skipTo(c.r.Offset())
 }
 
-// expiringType is the type expiringAs writes a value of the type named
-// name as for the target: the first it reads of Dragonfly's hash (or
-// set) with expiry, redis's hash with field expiry (type 24), a plain
-// hash (or set).
-func (c *converter) expiringType(name string) (byte, bool) {
-	types := []byte{rdbio.TypeDflyHashExpiry, rdbio.TypeHashMetadata, rdbio.TypeHash}
-	if name == "set-with-expiry" {
-		types = []byte{rdbio.TypeDflySetExpiry, rdbio.TypeSet}
+// expiringType is the type expiringAs writes a value of type from as for
+// the target: the first it reads of Dragonfly's hash (or set) with expiry,
+// redis's hash with field expiry (type 24), a plain hash (or set).
+func (c *converter) expiringType(from rdbio.Type) (rdbio.Type, bool) {
+	types := []rdbio.Type{rdbio.TypeDflyHashExpiry, rdbio.TypeHashMetadata, rdbio.TypeHash}
+	if from == rdbio.TypeDflySetExpiry {
+		types = []rdbio.Type{rdbio.TypeDflySetExpiry, rdbio.TypeSet}
 	}
 	for _, t := range types {
-		if c.target.ReadsType(t, c.r.TypeName(t)) {
+		if c.target.ReadsType(t) {
 			return t, true
 		}
 	}
@@ -66,13 +65,13 @@ func (c *converter) expiringType(name string) (byte, bool) {
 // loads it (so a key all of whose fields had expired is left out whole).
 // The value is built within the cap: its count (and least expiry) come
 // before the fields.
-func (c *converter) expiringAs(rec *rdbio.Record, name string, to byte) error {
+func (c *converter) expiringAs(rec *rdbio.Record, name string, to rdbio.Type) error {
 	now := c.opt.now().UnixMilli()
 	var fields []expiring
 	var arena []byte
 	var expired int64
 	limit := c.cap + gateSlack
-	err := c.r.ExpiringFields(func(field, value []byte, exp int64) error {
+	err := c.r.Value().ExpiringFields(func(field, value []byte, exp int64) error {
 		if exp != 0 && exp <= now {
 			expired++
 			return nil
@@ -80,7 +79,7 @@ func (c *converter) expiringAs(rec *rdbio.Record, name string, to byte) error {
 		// Each field held costs its bytes and its entry: a hash of
 		// millions of empty fields is bounded too.
 		if len(arena)+len(field)+len(value)+(len(fields)+1)*expiringSize > limit {
-			return fmt.Errorf("%s as %s would hold over %d bytes (raise --cap), not re-encoded: %w", name, c.r.TypeName(to), limit, rdbio.ErrTooLarge)
+			return fmt.Errorf("%s as %s would hold over %d bytes (raise --cap), not re-encoded: %w", name, to, limit, rdbio.ErrTooLarge)
 		}
 		arena = append(arena, field...)
 		arena = append(arena, value...)
@@ -104,7 +103,7 @@ func (c *converter) expiringAs(rec *rdbio.Record, name string, to byte) error {
 	if to == rdbio.TypeHashMetadata && slices.ContainsFunc(fields, func(f expiring) bool { return f.exp > maxFieldExpiry }) {
 		to = rdbio.TypeHash // redis refuses a file with a field expiry past its limit
 	}
-	out := appendRaw([]byte{to}, rec.Key) // the type and the key, then the value
+	out := appendRaw([]byte{to.Byte()}, rec.Key) // the type and the key, then the value
 	out = appendExpiring(out, to, fields, arena)
 	c.rep.Keys++
 	lost := ""
@@ -114,7 +113,7 @@ func (c *converter) expiringAs(rec *rdbio.Record, name string, to byte) error {
 	case rdbio.TypeDflyHashExpiry, rdbio.TypeDflySetExpiry:
 		lost = "the milliseconds of per-field TTLs (Dragonfly keeps seconds: rounded up)"
 	}
-	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset, fmt.Sprintf("as %s (type %d)", c.r.TypeName(to), to), lost)
+	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset, fmt.Sprintf("as %v (type %d)", to, to.Byte()), lost)
 	c.g.cutOut(rec.Offset, c.r.Offset(), out)
 	return c.g.skipTo(c.r.Offset())
 }
@@ -136,7 +135,7 @@ const expiringSize = int(unsafe.Sizeof(expiring{}))
 
 // appendExpiring appends the value of type to holding fields, whose bytes
 // are in arena in turn (docs/rdb-format.md §4: types 2, 4 and 24; §6: 31, 32).
-func appendExpiring(out []byte, to byte, fields []expiring, arena []byte) []byte {
+func appendExpiring(out []byte, to rdbio.Type, fields []expiring, arena []byte) []byte {
 	var least int64
 	if to == rdbio.TypeHashMetadata {
 		for _, f := range fields {

@@ -112,7 +112,7 @@ func plainNodes() []qlNode {
 
 // listElements walks the first list of file (either list type) with the
 // node API and returns its elements, integers in decimal.
-func listElements(t *testing.T, file []byte) (byte, []string) {
+func listElements(t *testing.T, file []byte) (rdbio.Type, []string) {
 	t.Helper()
 	r, err := rdbio.NewReader(bytes.NewReader(file), rdbio.Options{Cap: 1 << 20})
 	if err != nil {
@@ -130,7 +130,7 @@ func listElements(t *testing.T, file []byte) (byte, []string) {
 			continue
 		}
 		var out []string
-		_, err = r.EachNode(func(n *rdbio.Node) (bool, error) {
+		err = eachNode(r, func(n *rdbio.Node) (bool, error) {
 			data := n.Data
 			switch n.Enc {
 			case rdbio.EncLZF:
@@ -349,13 +349,14 @@ func TestPlainNodeStreamsInBoundedMemory(t *testing.T) {
 		if err != nil || rec.Type != rdbio.TypeListQuicklist {
 			t.Fatalf("lzf %v: %v, %+v", lzf, err, rec)
 		}
-		if _, err := r.Nodes(); err != nil {
+		nodes, err := r.Value().Nodes()
+		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.NextNode(); err != nil {
-			t.Fatal(err)
+		if !nodes.Next() {
+			t.Fatal(nodes.Err())
 		}
-		if _, err := r.CopyNodeDecoded(check); err != nil {
+		if _, err := nodes.CopyDecoded(check); err != nil {
 			t.Fatalf("lzf %v: %v", lzf, err)
 		}
 		if _, err := rdbio.Drain(r); err != nil {

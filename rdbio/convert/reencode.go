@@ -16,16 +16,16 @@ type blobConversion struct {
 	from rdbio.Blob
 	// to are the types tried, in order: a set listpack becomes an intset
 	// when every member is an integer, else a plain set.
-	to []byte
+	to []rdbio.Type
 }
 
 // blobConversions are the blob values convert re-encodes for a target that
 // does not read their type: listpack hashes and sorted sets as ziplists
 // (redis ≤ 6.2), set listpacks as intsets or plain sets (redis ≤ 7.0).
-var blobConversions = map[byte]blobConversion{
-	rdbio.TypeHashListpack: {from: rdbio.BlobListpack, to: []byte{rdbio.TypeHashZiplist}},
-	rdbio.TypeZsetListpack: {from: rdbio.BlobListpack, to: []byte{rdbio.TypeZsetZiplist}},
-	rdbio.TypeSetListpack:  {from: rdbio.BlobListpack, to: []byte{rdbio.TypeSetIntset, rdbio.TypeSet}},
+var blobConversions = map[rdbio.Type]blobConversion{
+	rdbio.TypeHashListpack: {from: rdbio.BlobListpack, to: []rdbio.Type{rdbio.TypeHashZiplist}},
+	rdbio.TypeZsetListpack: {from: rdbio.BlobListpack, to: []rdbio.Type{rdbio.TypeZsetZiplist}},
+	rdbio.TypeSetListpack:  {from: rdbio.BlobListpack, to: []rdbio.Type{rdbio.TypeSetIntset, rdbio.TypeSet}},
 }
 
 // reencode converts rec's value when a conversion exists whose types the
@@ -41,14 +41,14 @@ func (c *converter) reencode(rec *rdbio.Record, name string) (bool, error) {
 		}
 		return true, c.streamAs(rec, name, to)
 	}
-	if rdbio.HasFieldExpiry(name) {
-		to, ok := c.expiringType(name)
+	if rdbio.HasFieldExpiry(rec.Type) {
+		to, ok := c.expiringType(rec.Type)
 		if !ok {
 			return false, nil
 		}
 		return true, c.expiringAs(rec, name, to)
 	}
-	if rec.Type == rdbio.TypeListQuicklist2 && c.target.ReadsType(rdbio.TypeListQuicklist, c.r.TypeName(rdbio.TypeListQuicklist)) {
+	if rec.Type == rdbio.TypeListQuicklist2 && c.target.ReadsType(rdbio.TypeListQuicklist) {
 		return true, c.listToZiplists(rec, name)
 	}
 	conv, ok := blobConversions[rec.Type]
@@ -56,7 +56,7 @@ func (c *converter) reencode(rec *rdbio.Record, name string) (bool, error) {
 		return false, nil
 	}
 	for _, t := range conv.to {
-		if !c.target.ReadsType(t, c.r.TypeName(t)) {
+		if !c.target.ReadsType(t) {
 			return false, nil
 		}
 	}
@@ -74,11 +74,11 @@ func (c *converter) reencode(rec *rdbio.Record, name string) (bool, error) {
 	if err != nil {
 		return true, fmt.Errorf("offset %d, key %q: re-encoding %s: %w", rec.Offset, rec.Key, name, err)
 	}
-	out := appendRaw([]byte{typ}, rec.Key) // the type and the key, then the value
+	out := appendRaw([]byte{typ.Byte()}, rec.Key) // the type and the key, then the value
 	out = append(out, value...)
 	c.prefix = -1
 	c.rep.Keys++
-	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset, fmt.Sprintf("as %s (type %d)", c.r.TypeName(typ), typ), "")
+	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset, fmt.Sprintf("as %v (type %d)", typ, typ.Byte()), "")
 	// The value went around the gate; the record is replaced whole.
 	c.g.cutOut(rec.Offset, c.r.Offset(), out)
 	return true, c.g.skipTo(c.r.Offset())
@@ -86,7 +86,7 @@ func (c *converter) reencode(rec *rdbio.Record, name string) (bool, error) {
 
 // recode re-encodes blob into the first of conv's types that takes it and
 // returns that type and the value as the RDB stores it.
-func (c *converter) recode(conv blobConversion, blob []byte, capBytes int) (byte, []byte, error) {
+func (c *converter) recode(conv blobConversion, blob []byte, capBytes int) (rdbio.Type, []byte, error) {
 	for _, t := range conv.to {
 		switch t {
 		case rdbio.TypeHashZiplist, rdbio.TypeZsetZiplist:
@@ -158,20 +158,27 @@ func (c *converter) listToZiplists(rec *rdbio.Record, name string) error {
 	if c.zw == nil {
 		c.zw = rdbio.NewZiplistWriter(capBytes)
 	}
-	_, err := c.r.EachNode(func(n *rdbio.Node) (bool, error) {
+	nodes, err := c.r.Value().Nodes()
+	if err != nil {
+		return err
+	}
+	for nodes.Next() {
+		n := nodes.Node()
 		if streamsPlain(n) {
-			if err := c.plainNode(n); err != nil {
-				return false, fmt.Errorf("offset %d, key %q: PLAIN list node of %d bytes as a ziplist: %w", n.Offset, rec.Key, n.ULen, err)
+			if err := c.plainNode(nodes); err != nil {
+				return fmt.Errorf("offset %d, key %q: PLAIN list node of %d bytes as a ziplist: %w", n.Offset, rec.Key, n.ULen, err)
 			}
-			return true, nil
+			continue
 		}
 		zl, err := c.nodeZiplist(n, capBytes)
 		if err != nil {
-			return false, fmt.Errorf("offset %d, key %q: %w", n.Offset, rec.Key, err)
+			return fmt.Errorf("offset %d, key %q: %w", n.Offset, rec.Key, err)
 		}
-		return true, c.g.replaced(rawString(zl), c.r.Offset())
-	})
-	return err
+		if err := c.g.replaced(rawString(zl), c.r.Offset()); err != nil {
+			return err
+		}
+	}
+	return nodes.Err()
 }
 
 // streamsPlain reports whether n is a PLAIN node that plainNode writes: its
@@ -181,15 +188,16 @@ func streamsPlain(n *rdbio.Node) bool {
 	return n.Container == 1 && (n.Enc == rdbio.EncRaw || n.Enc == rdbio.EncLZF) && n.ULen > 20
 }
 
-// plainNode writes the PLAIN node n (streamsPlain) as an RDB string holding
+// plainNode writes the current PLAIN node n (streamsPlain) as an RDB string holding
 // a ziplist of its one element: the string's header with the ziplist's
 // length, the ziplist head (rdbio.SingleEntryFrame), the element's decoded
 // bytes and the ziplist tail. The element streams from Data when it was
-// captured, else from the input (Reader.CopyNodeDecoded); an LZF payload
+// captured, else from the input (Nodes.CopyDecoded); an LZF payload
 // is decoded as a stream. Memory stays bounded (an LZF window and buffers),
 // whatever the element's size. The payload must decode to exactly ULen
 // bytes (else ErrCorrupt).
-func (c *converter) plainNode(n *rdbio.Node) error {
+func (c *converter) plainNode(nodes *rdbio.Nodes) error {
+	n := nodes.Node()
 	head, tail, err := rdbio.SingleEntryFrame(rdbio.BlobZiplist, n.ULen)
 	if err != nil {
 		return err
@@ -198,7 +206,7 @@ func (c *converter) plainNode(n *rdbio.Node) error {
 	head = append(rdbio.AppendStringHead(nil, rdbio.EncRaw, 0, size, 0), head...)
 	body := func(w io.Writer) error {
 		if n.Data == nil {
-			_, err := c.r.CopyNodeDecoded(w)
+			_, err := nodes.CopyDecoded(w)
 			return err
 		}
 		if n.Enc == rdbio.EncRaw {

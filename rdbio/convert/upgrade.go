@@ -3,7 +3,6 @@ package convert
 import (
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/rdbz/rdbz/rdbio"
 )
@@ -40,7 +39,7 @@ func (c *converter) upgrade(rec *rdbio.Record, name string) (bool, error) {
 			return true, c.linkedToQuicklist2(rec, name)
 		}
 	case rdbio.TypeHashZipmap:
-		for _, t := range []byte{rdbio.TypeHashListpack, rdbio.TypeHashZiplist} {
+		for _, t := range []rdbio.Type{rdbio.TypeHashListpack, rdbio.TypeHashZiplist} {
 			if c.reads(t) {
 				return true, c.zipmapToHash(rec, name, t)
 			}
@@ -49,28 +48,28 @@ func (c *converter) upgrade(rec *rdbio.Record, name string) (bool, error) {
 	return false, nil
 }
 
-// reads says whether the target reads values of type t (as this file's
-// producer names it).
-func (c *converter) reads(t byte) bool { return c.target.ReadsType(t, c.r.TypeName(t)) }
+// reads says whether the target reads values of type t.
+func (c *converter) reads(t rdbio.Type) bool { return c.target.ReadsType(t) }
 
 // reencoded counts rec as kept and reports it re-encoded as type t.
-func (c *converter) reencoded(rec *rdbio.Record, name string, t byte, how string) {
+func (c *converter) reencoded(rec *rdbio.Record, name string, t rdbio.Type, how string) {
 	c.prefix = -1
 	c.rep.Keys++
-	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset, fmt.Sprintf("as %s (type %d)%s", c.r.TypeName(t), t, how), "")
+	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset, fmt.Sprintf("as %v (type %d)%s", t, t.Byte(), how), "")
 }
 
 // ziplistToQuicklist writes a ziplist list (type 10) as a quicklist (type
 // 14) whose one node is the same ziplist string, copied byte for byte
 // (held only when within the cap, as a list node is).
 func (c *converter) ziplistToQuicklist(rec *rdbio.Record, name string) error {
-	if _, err := c.r.Nodes(); err != nil {
+	nodes, err := c.r.Value().Nodes()
+	if err != nil {
 		return err
 	}
-	n, err := c.r.NextNode()
-	if err != nil {
-		return err // not io.EOF: a type 10 value is one node
+	if !nodes.Next() {
+		return nodes.Err() // not the end: a type 10 value is one node
 	}
+	n := nodes.Node()
 	if n.Enc == rdbio.EncZstd {
 		return fmt.Errorf("offset %d, key %q: %w", n.Offset, rec.Key, errZstdNode)
 	}
@@ -85,25 +84,22 @@ func (c *converter) ziplistToQuicklist(rec *rdbio.Record, name string) error {
 	if n.Data != nil {
 		_, err = through{c.g}.Write(n.Data)
 	} else {
-		err = c.r.CopyNodeData(through{c.g})
+		err = nodes.CopyData(through{c.g})
 	}
 	if err != nil {
 		return err
 	}
-	switch _, err := c.r.NextNode(); {
-	case err == nil:
+	if nodes.Next() {
 		return fmt.Errorf("offset %d, key %q: %w: ziplist list of more than one node", rec.Offset, rec.Key, rdbio.ErrCorrupt)
-	case !errors.Is(err, io.EOF):
-		return err
 	}
-	return nil
+	return nodes.Err()
 }
 
 // capture reads rec's value whole into c.module, within the cap, and
 // returns it and the offset of its first byte.
 func (c *converter) capture(rec *rdbio.Record, name string) ([]byte, int64, error) {
 	c.module.Reset(c.cap)
-	if _, err := c.r.CountValue(&c.module); err != nil {
+	if _, err := c.r.Value().Count(&c.module); err != nil {
 		return nil, 0, err
 	}
 	if c.module.Over {
@@ -199,7 +195,7 @@ func (c *converter) packList(value []byte, at int64, rec *rdbio.Record, node fun
 
 // zipmapToHash writes a zipmap hash (type 9) as a hash of type t: a
 // listpack (16) or a ziplist (13) of its fields and values in order.
-func (c *converter) zipmapToHash(rec *rdbio.Record, name string, t byte) error {
+func (c *converter) zipmapToHash(rec *rdbio.Record, name string, t rdbio.Type) error {
 	value, _, err := c.capture(rec, name)
 	if err != nil {
 		return err
@@ -214,13 +210,13 @@ func (c *converter) zipmapToHash(rec *rdbio.Record, name string, t byte) error {
 		return fmt.Errorf("offset %d, key %q: re-encoding %s: %w", rec.Offset, rec.Key, name, err)
 	}
 	c.reencoded(rec, name, t, "")
-	c.g.cutOut(rec.Offset, rec.Offset+1, []byte{t})
+	c.g.cutOut(rec.Offset, rec.Offset+1, []byte{t.Byte()})
 	return c.g.replaced(rawString(hash), c.r.Offset())
 }
 
 // zipmapAs re-encodes a zipmap as the blob of hash type t (16: a
 // listpack, 13: a ziplist) of at most capBytes bytes.
-func zipmapAs(t byte, zipmap []byte, capBytes int) ([]byte, error) {
+func zipmapAs(t rdbio.Type, zipmap []byte, capBytes int) ([]byte, error) {
 	var w rdbio.EntryWriter
 	switch t {
 	case rdbio.TypeHashListpack:

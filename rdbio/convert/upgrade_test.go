@@ -149,7 +149,7 @@ func lzfPlain(b []byte) []byte {
 type keyValue struct {
 	db     uint64
 	key    string
-	typ    byte
+	typ    rdbio.Type
 	expire int64
 	elems  []string
 	nodes  []*rdbio.Node // list nodes (their Data dropped)
@@ -186,7 +186,7 @@ func keyValues(t *testing.T, b []byte) []keyValue {
 	}
 }
 
-func (kv *keyValue) decode(r *rdbio.Reader, typ byte) error {
+func (kv *keyValue) decode(r *rdbio.Reader, typ rdbio.Type) error {
 	add := func(e rdbio.Entry) error {
 		if e.IsInt {
 			kv.elems = append(kv.elems, strconv.FormatInt(e.Int, 10))
@@ -197,7 +197,7 @@ func (kv *keyValue) decode(r *rdbio.Reader, typ byte) error {
 	}
 	switch typ {
 	case rdbio.TypeListZiplist, rdbio.TypeListQuicklist, rdbio.TypeListQuicklist2:
-		_, err := r.EachNode(func(n *rdbio.Node) (bool, error) {
+		err := eachNode(r, func(n *rdbio.Node) (bool, error) {
 			data := n.Data
 			if n.Enc == rdbio.EncLZF {
 				d, err := rdbio.DecodeNodeLZF(nil, n.Data, n.ULen, rdbio.DefaultCap)
@@ -221,11 +221,11 @@ func (kv *keyValue) decode(r *rdbio.Reader, typ byte) error {
 	case rdbio.TypeList, rdbio.TypeHashZipmap, rdbio.TypeHashZiplist, rdbio.TypeHashListpack:
 		var buf rdbio.CappedBuffer
 		buf.Reset(rdbio.DefaultCap)
-		if _, err := r.CountValue(&buf); err != nil {
+		if _, err := r.Value().Count(&buf); err != nil {
 			return err
 		}
 		if typ != rdbio.TypeList {
-			kind, _, _, _ := r.BlobOf(typ)
+			kind, _, _, _ := typ.Blob()
 			blob, err := rdbio.DecodeValueBlob(nil, buf.Buf, 0, rdbio.DefaultCap)
 			if err != nil {
 				return err
@@ -272,7 +272,7 @@ func TestUpgradeForDragonfly(t *testing.T) {
 	if rep.Keys != 5 {
 		t.Errorf("report keeps %d keys, want 5", rep.Keys)
 	}
-	types := map[string]byte{"zl": rdbio.TypeListQuicklist, "zl-lzf": rdbio.TypeListQuicklist,
+	types := map[string]rdbio.Type{"zl": rdbio.TypeListQuicklist, "zl-lzf": rdbio.TypeListQuicklist,
 		"ll": rdbio.TypeListQuicklist2, "zm": rdbio.TypeHashListpack, "str": rdbio.TypeString}
 	got := keyValues(t, out.Bytes())
 	if len(got) != len(types) {
@@ -432,7 +432,7 @@ func TestUpgradeWithinTheCap(t *testing.T) {
 // a target that would not read listpack hashes) and as a listpack.
 func TestZipmapAsZiplist(t *testing.T) {
 	zm := rdbiotest.ZipmapOf("a", "1", "bb", "x")
-	for _, typ := range []byte{rdbio.TypeHashZiplist, rdbio.TypeHashListpack} {
+	for _, typ := range []rdbio.Type{rdbio.TypeHashZiplist, rdbio.TypeHashListpack} {
 		b, err := zipmapAs(typ, zm, 1<<20)
 		if err != nil {
 			t.Fatal(err)
@@ -570,7 +570,7 @@ func holdsOldTypes(b []byte) bool {
 // the same order.
 func sameElements(t *testing.T, before, after []keyValue) {
 	t.Helper()
-	becomes := map[byte]byte{rdbio.TypeList: rdbio.TypeListQuicklist2, rdbio.TypeListZiplist: rdbio.TypeListQuicklist,
+	becomes := map[rdbio.Type]rdbio.Type{rdbio.TypeList: rdbio.TypeListQuicklist2, rdbio.TypeListZiplist: rdbio.TypeListQuicklist,
 		rdbio.TypeHashZipmap: rdbio.TypeHashListpack}
 	i := 0
 	for _, kv := range before {
@@ -591,4 +591,19 @@ func sameElements(t *testing.T, before, after []keyValue) {
 		}
 		i++
 	}
+}
+
+// eachNode walks the nodes of the pending list value and calls fn with
+// each until it returns false.
+func eachNode(r *rdbio.Reader, fn func(*rdbio.Node) (bool, error)) error {
+	nodes, err := r.Value().Nodes()
+	if err != nil {
+		return err
+	}
+	for nodes.Next() {
+		if more, err := fn(nodes.Node()); err != nil || !more {
+			return err
+		}
+	}
+	return nodes.Err()
 }

@@ -45,31 +45,26 @@ var all = []Server{
 	{name: "dragonfly", kind: kindDragonfly, maxRedis: 12, minRedis: 5, maxType: rdbio.TypeStream3},
 }
 
-// dragonflyTypes are the type names only Dragonfly reads.
-var dragonflyTypes = map[string]bool{"json": true, "hash-with-expiry": true, "set-with-expiry": true,
-	"sbf": true, "sbf2": true, "cms": true, "topk": true, "cuckoo": true}
-
 // dragonflyRedisTypes are the Redis type ids Dragonfly's loader reads
 // (rdb_load.cc ReadObj): not 1 (linked list), 6, 9 (zipmap), 10 (ziplist
 // list) nor 22 and up.
-var dragonflyRedisTypes = map[byte]bool{0: true, 2: true, 3: true, 4: true, 5: true, 7: true, 11: true,
+var dragonflyRedisTypes = map[rdbio.Type]bool{0: true, 2: true, 3: true, 4: true, 5: true, 7: true, 11: true,
 	12: true, 13: true, 14: true, 15: true, 16: true, 17: true, 18: true, 19: true, 20: true, 21: true}
 
 // dragonflyUpgrades are the Redis types Dragonfly does not read that rdbz
 // convert rewrites as newer ones it reads, without losing data (within
 // --cap: rdbio/convert upgrade.go): a linked list (1) as a quicklist 2, a
 // zipmap (9) as a listpack hash, a ziplist list (10) as a quicklist.
-var dragonflyUpgrades = map[byte]bool{rdbio.TypeList: true, rdbio.TypeHashZipmap: true, rdbio.TypeListZiplist: true}
+var dragonflyUpgrades = map[rdbio.Type]bool{rdbio.TypeList: true, rdbio.TypeHashZipmap: true, rdbio.TypeListZiplist: true}
 
-// ReadsType reports whether s reads a value of type t, named name by the
-// file's producer (rdbio.Reader.TypeName).
-func (s Server) ReadsType(t byte, name string) bool {
+// ReadsType reports whether s reads a value of type t.
+func (s Server) ReadsType(t rdbio.Type) bool {
 	switch {
-	case dragonflyTypes[name]:
+	case t.Dragonfly():
 		return s.kind == kindDragonfly
-	case name == "hash2":
+	case t == rdbio.TypeHash2:
 		return s.kind == kindValkey && s.valkeyMax >= 80
-	case name == "path-hash" || t == rdbio.TypeModulePreGA:
+	case t == rdbio.TypePathHash || t == rdbio.TypeModulePreGA:
 		return false
 	case s.kind == kindDragonfly:
 		return dragonflyRedisTypes[t]
@@ -82,10 +77,10 @@ func (s Server) ReadsType(t byte, name string) bool {
 // (rdbio/convert's re-encodings, docs/convert.md): element by element, or
 // losing what s has no place for, which loses names (stream metadata,
 // field TTLs).
-func (s Server) Reencodes(t byte, name string) (ok bool, loses string) {
-	reads := func(types ...byte) bool {
+func (s Server) Reencodes(t rdbio.Type) (ok bool, loses string) {
+	reads := func(types ...rdbio.Type) bool {
 		for _, t := range types {
-			if !s.ReadsType(t, "") {
+			if !s.ReadsType(t) {
 				return false
 			}
 		}
@@ -99,13 +94,13 @@ func (s Server) Reencodes(t byte, name string) (ok bool, loses string) {
 			}
 		}
 		return false, ""
-	case rdbio.HasFieldExpiry(name) && s.kind == kindDragonfly:
+	case rdbio.HasFieldExpiry(t) && s.kind == kindDragonfly:
 		return true, "the milliseconds of field TTLs"
-	case name == "set-with-expiry":
+	case t == rdbio.TypeDflySetExpiry:
 		return reads(rdbio.TypeSet), "per-member TTLs"
-	case rdbio.HasFieldExpiry(name) && reads(rdbio.TypeHashMetadata):
+	case rdbio.HasFieldExpiry(t) && reads(rdbio.TypeHashMetadata):
 		return true, ""
-	case rdbio.HasFieldExpiry(name):
+	case rdbio.HasFieldExpiry(t):
 		return reads(rdbio.TypeHash), "per-field TTLs"
 	}
 	if s.kind == kindDragonfly && dragonflyUpgrades[t] {
@@ -119,7 +114,7 @@ func (s Server) Reencodes(t byte, name string) (ok bool, loses string) {
 	case rdbio.TypeListQuicklist2:
 		return reads(rdbio.TypeListQuicklist), ""
 	case rdbio.TypeSetListpack:
-		return name == "set-listpack" && reads(rdbio.TypeSetIntset, rdbio.TypeSet), ""
+		return reads(rdbio.TypeSetIntset, rdbio.TypeSet), ""
 	}
 	return false, ""
 }

@@ -3,6 +3,8 @@ package servers
 import (
 	"slices"
 	"testing"
+
+	"github.com/rdbz/rdbz/rdbio"
 )
 
 // TestLookup: every name Names gives is found, the alias included, and
@@ -24,7 +26,7 @@ func TestLookup(t *testing.T) {
 	if _, ok := Lookup("redis-5.0"); ok {
 		t.Error("redis-5.0 found")
 	}
-	if d, _ := Lookup("dragonfly"); !d.Dragonfly() || d.ReadsType(1, "list") {
+	if d, _ := Lookup("dragonfly"); !d.Dragonfly() || d.ReadsType(rdbio.TypeList) {
 		t.Error("dragonfly reads linked lists?")
 	}
 }
