@@ -8,6 +8,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
 // maxStreamWindow bounds the window of a zstd frame decoded as a stream
@@ -34,7 +35,7 @@ func (d *decompressor) bigNode(n *rdbio.Node) error {
 		defer dec.Close()
 		return d.writeRaw(n, dec)
 	case n.Enc == rdbio.EncLZF && n.Data != nil && d.opt.To == ToRaw:
-		return d.writeRaw(n, rdbio.NewLZFReader(bytes.NewReader(n.Data), int64(n.ULen)))
+		return d.writeRaw(n, lzf.NewReader(bytes.NewReader(n.Data), int64(n.ULen)))
 	}
 	return t.passNode(n)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
 // CompressOptions configure Compress. A zero field means its default
@@ -303,7 +304,7 @@ func (c *compressor) useDictBefore(d *node.Dict) error {
 type worker struct {
 	opt   *CompressOptions
 	codec *node.Codec
-	lzf   rdbio.LZFEncoder
+	lzf   lzf.Encoder
 	raw   []byte
 	chk   []byte
 	ver   []byte
@@ -361,7 +362,7 @@ func (w *worker) decoded(it *item) ([]byte, bool, error) {
 	case rdbio.EncRaw:
 		return it.buf, true, nil
 	case rdbio.EncLZF:
-		raw, err := rdbio.LZFDecode(w.raw[:0], it.buf, int(it.node.ulen))
+		raw, err := lzf.Decode(w.raw[:0], it.buf, int(it.node.ulen))
 		w.raw = raw
 		if err != nil {
 			return nil, false, nodeError(it, "LZF node", err)

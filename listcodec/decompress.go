@@ -12,6 +12,7 @@ import (
 	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
 // Form is what Decompress turns node strings into (`rdbz decompress
@@ -206,7 +207,7 @@ func (d *decompressor) list(*rdbio.Record) error {
 type unpacker struct {
 	to    Form
 	codec *node.Codec
-	lzf   rdbio.LZFEncoder
+	lzf   lzf.Encoder
 	raw   []byte
 }
 
@@ -258,7 +259,7 @@ func (u *unpacker) decoded(it *item) ([]byte, error) {
 		}
 		return u.raw, nil
 	case it.node.enc == rdbio.EncLZF && u.to == ToRaw:
-		u.raw, err = rdbio.LZFDecode(u.raw[:0], it.buf, int(it.node.ulen))
+		u.raw, err = lzf.Decode(u.raw[:0], it.buf, int(it.node.ulen))
 		if err != nil {
 			return nil, nodeError(it, "LZF node", err)
 		}

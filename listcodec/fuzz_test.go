@@ -9,6 +9,7 @@ import (
 
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -91,7 +92,7 @@ func FuzzDecompressNode(f *testing.F) {
 // FuzzDecodeLZFNode decodes a fuzzed LZF node with a fuzzed claimed length
 // through compress and decompress --to raw.
 func FuzzDecodeLZFNode(f *testing.F) {
-	var enc rdbio.LZFEncoder
+	var enc lzf.Encoder
 	node := bytes.Repeat([]byte("abcdefgh"), 300)
 	z, _ := enc.Encode(nil, node, len(node))
 	f.Add(uint64(len(node)), z)

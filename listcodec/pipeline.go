@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/crc64"
 )
 
 // The transcoding pipeline: one reader (the caller's goroutine) cuts the
@@ -193,7 +194,7 @@ func (p *pipeline) work(fn nodeFunc) {
 		it.err = fn(it)
 		if it.err == nil && it.changed {
 			// Checksummed here, in parallel, rather than by the writer.
-			it.outSum = rdbio.CRC64(it.out)
+			it.outSum = crc64.Checksum(it.out)
 		}
 		it.done <- struct{}{}
 	}

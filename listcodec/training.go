@@ -12,6 +12,7 @@ import (
 	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/train"
 )
 
@@ -357,7 +358,7 @@ func decodeNode(dst []byte, n *rdbio.Node) ([]byte, error) {
 	case rdbio.EncRaw:
 		return n.Data, nil
 	case rdbio.EncLZF:
-		return rdbio.LZFDecode(dst[:0], n.Data, int(n.ULen))
+		return lzf.Decode(dst[:0], n.Data, int(n.ULen))
 	}
 	return nil, nil
 }
@@ -391,11 +392,11 @@ func EvaluateDict(d *node.Dict, samples []NodeSample, level zstd.EncoderLevel) (
 		return DictEval{}, err
 	}
 	ev := DictEval{Samples: st.Samples, Raw: st.Raw, NoDict: st.NoDict, WithDict: st.WithDict}
-	var lzf rdbio.LZFEncoder
+	var enc lzf.Encoder
 	var buf []byte
 	for _, b := range data {
 		var ok bool
-		if buf, ok = lzf.RedisSave(buf, b); ok {
+		if buf, ok = enc.RedisSave(buf, b); ok {
 			ev.LZF += int64(len(buf))
 		} else {
 			ev.LZF += int64(len(b))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/train"
 )
 
@@ -294,7 +295,7 @@ func (w *WhatIf) evaluate(rep *WhatIfReport, dict *node.Dict) error {
 	}
 	var (
 		s                 sampleSums
-		lzf               rdbio.LZFEncoder
+		lzfEnc            lzf.Encoder
 		dec, zb, fb, head []byte
 		it                item
 	)
@@ -304,7 +305,7 @@ func (w *WhatIf) evaluate(rep *WhatIfReport, dict *node.Dict) error {
 		stored := float64(len(hdr) + len(buf))
 		raw := buf
 		if enc == rdbio.EncLZF {
-			if dec, err = rdbio.LZFDecode(dec[:0], buf, int(ulen)); err != nil {
+			if dec, err = lzf.Decode(dec[:0], buf, int(ulen)); err != nil {
 				return fmt.Errorf("what-if: LZF node: %w", err)
 			}
 			raw = dec
@@ -319,7 +320,7 @@ func (w *WhatIf) evaluate(rep *WhatIfReport, dict *node.Dict) error {
 		}
 		s.stored += stored
 		s.decoded += float64(ulen)
-		if z, ok := lzf.RedisSave(zb[:0], raw); ok {
+		if z, ok := lzfEnc.RedisSave(zb[:0], raw); ok {
 			s.lzf += size(rdbio.EncLZF, len(z))
 			zb = z
 		} else {

@@ -43,7 +43,7 @@ func Copy(dst io.Writer, src io.Reader, opt Options) (int64, error) {
 	if err := w.Close(); err != nil {
 		return w.Written(), fmt.Errorf("write trailer: %w", err)
 	}
-	if _, err := r.CopyRest(restWriter{w}); err != nil {
+	if _, err := r.CopyRest(w.Rest()); err != nil {
 		return w.Written(), fmt.Errorf("copy bytes after the trailer: %w", err)
 	}
 	return w.Written(), w.Flush()
@@ -65,7 +65,3 @@ func Drain(r *Reader) (*Record, error) {
 		}
 	}
 }
-
-type restWriter struct{ w *Writer }
-
-func (r restWriter) Write(p []byte) (int, error) { return r.w.WriteRest(p) }

@@ -31,12 +31,16 @@
 // or its opcodes before the first key), decided once per file.
 //
 // A Writer mirrors the Reader: it writes the magic, raw bytes, lengths and
-// strings, keeps a running CRC64 (Jones) and writes the trailer on Close.
-// The codecs the grammar needs are here too: LZF, the integer string
-// encoding, the entry counts in the headers of ziplist, listpack, intset and
-// zipmap blobs (BlobCount), their entries (Entries), and writers that build
-// them as the servers do, within a cap (EntryWriter, Recode:
-// docs/codecs.md).
+// strings, keeps a running CRC-64 and writes the trailer on Close. Lengths
+// and strings (FORMAT.md §4) have one decoder here, which the Reader and
+// StringScanner (a value held whole) share.
+//
+// The encodings the grammar builds on are packages below it, each on the
+// standard library alone: rdbio/lzf (LZF, the 0xC3 strings), rdbio/crc64
+// (the trailer's checksum) and rdbio/blob (listpack, ziplist, intset and
+// zipmap: counting, walking, checking and writing them, docs/codecs.md).
+// rdbio reads a blob's string off the input and hands its bytes to
+// rdbio/blob.
 //
 // There is one walk of the grammar: the value walk that Next uses to skip
 // a value is the one Value.Copy and Value.Count use. rdbio does not

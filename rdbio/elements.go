@@ -5,6 +5,9 @@ import (
 	"errors"
 	"math"
 	"strconv"
+
+	"github.com/rdbz/rdbz/rdbio/blob"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
 // ElemKind says what an Elem reports.
@@ -41,7 +44,7 @@ type Elem struct {
 	// nil): the walk goes on past it, as Value.Count's does.
 	Bad   bool
 	Score float64
-	Blob  Blob
+	Blob  blob.Kind
 	ID    [16]byte
 	Count uint64
 }
@@ -106,24 +109,24 @@ func (v *visitor) value(t Type) (ValueInfo, error) {
 	case TypeZset2:
 		return r.collection(func() error { return v.member(true) })
 	case TypeHashZipmap:
-		return v.blob(BlobZipmap, 1)
+		return v.blob(blob.Zipmap, 1)
 	case TypeListZiplist, TypeSetIntset:
 		return v.blob(blobOf(t), 1)
 	case TypeZsetZiplist, TypeHashZiplist:
-		return v.blob(BlobZiplist, 2)
+		return v.blob(blob.Ziplist, 2)
 	case TypeHashListpack, TypeZsetListpack:
-		return v.blob(BlobListpack, 2)
+		return v.blob(blob.Listpack, 2)
 	case TypeSetListpack:
-		return v.blob(BlobListpack, 1)
+		return v.blob(blob.Listpack, 1)
 	}
 	return v.stream(streamVersion(t))
 }
 
-func blobOf(t Type) Blob {
+func blobOf(t Type) blob.Kind {
 	if t == TypeSetIntset {
-		return BlobIntset
+		return blob.Intset
 	}
-	return BlobZiplist
+	return blob.Ziplist
 }
 
 // str reports one element string.
@@ -136,11 +139,9 @@ func (v *visitor) str() error {
 	v.e = Elem{Len: h.ulen}
 	switch {
 	case h.enc == EncInt:
-		p, err := r.in.take(int(h.size))
-		if err != nil {
+		if v.e.Data, err = r.in.intDigits(r.scratch, h); err != nil {
 			return err
 		}
-		v.e.Data = strconv.AppendInt(r.scratch[:0], IntValue(p), 10)
 		v.e.Len, v.e.Int = uint64(len(v.e.Data)), true
 	case h.enc == EncRaw && h.size <= ShortString:
 		p, err := r.in.take(int(h.size))
@@ -201,7 +202,7 @@ func (v *visitor) score(binary8 bool) (float64, error) {
 
 // blob reports a value stored as one blob, decoded when within the cap;
 // its element count is divided by per (2 for pairs).
-func (v *visitor) blob(kind Blob, per int64) (ValueInfo, error) {
+func (v *visitor) blob(kind blob.Kind, per int64) (ValueInfo, error) {
 	r := v.r
 	h, err := r.valueStrHeader()
 	if err != nil {
@@ -220,7 +221,7 @@ func (v *visitor) blob(kind Blob, per int64) (ValueInfo, error) {
 		r.dec, err = r.in.appendN(r.dec[:0], h.size)
 	} else if r.scratch, err = r.in.appendN(r.scratch[:0], h.size); err == nil {
 		var derr error
-		if r.dec, derr = LZFDecode(r.dec, r.scratch, int(h.ulen)); derr != nil {
+		if r.dec, derr = lzf.Decode(r.dec, r.scratch, int(h.ulen)); derr != nil {
 			v.e.Bad = true
 			return ValueInfo{}, v.emit(ElemBlob)
 		}
@@ -229,7 +230,7 @@ func (v *visitor) blob(kind Blob, per int64) (ValueInfo, error) {
 		return ValueInfo{}, err
 	}
 	v.e.Data = r.dec
-	n, ok := BlobCount(kind, r.dec, true)
+	n, ok := blob.Count(kind, r.dec, true)
 	if err := v.emit(ElemBlob); err != nil {
 		return ValueInfo{}, err
 	}

@@ -4,12 +4,14 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+
+	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
 // Enc says how a string is stored in the file.
 type Enc uint8
 
-// String encodings (rdb-format.md §2.2, rdbz format §1).
+// String encodings (FORMAT.md §4; §1 for rdbz's 0xC4).
 const (
 	EncRaw  Enc = iota // length-prefixed bytes
 	EncInt             // 0xC0..0xC2: an integer stored as 1, 2 or 4 bytes
@@ -48,10 +50,16 @@ type strHead struct {
 	flags byte   // 0xC4 flags
 }
 
+// The one decoder of RDB lengths and strings (FORMAT.md §4):
+// methods of input, so that the Reader (over a file) and StringScanner
+// (over a value held whole) read them alike. Every byte is taken from the
+// input before it is looked at, so a string cut short is an error, never
+// an index out of range.
+
 // lenOrSpecial reads an RDB length. If the first byte is 11xxxxxx it is not
 // a length but a special encoding, returned in n with special set.
-func (r *Reader) lenOrSpecial() (n uint64, special bool, err error) {
-	b, err := r.in.byte()
+func (in *input) lenOrSpecial() (n uint64, special bool, err error) {
+	b, err := in.byte()
 	if err != nil {
 		return 0, false, err
 	}
@@ -59,7 +67,7 @@ func (r *Reader) lenOrSpecial() (n uint64, special bool, err error) {
 	case 0:
 		return uint64(b & 0x3F), false, nil
 	case 1:
-		b2, err := r.in.byte()
+		b2, err := in.byte()
 		if err != nil {
 			return 0, false, err
 		}
@@ -69,13 +77,13 @@ func (r *Reader) lenOrSpecial() (n uint64, special bool, err error) {
 	}
 	switch b {
 	case 0x80:
-		p, err := r.in.take(4)
+		p, err := in.take(4)
 		if err != nil {
 			return 0, false, err
 		}
 		return uint64(binary.BigEndian.Uint32(p)), false, nil
 	case 0x81:
-		p, err := r.in.take(8)
+		p, err := in.take(8)
 		if err != nil {
 			return 0, false, err
 		}
@@ -85,8 +93,8 @@ func (r *Reader) lenOrSpecial() (n uint64, special bool, err error) {
 }
 
 // readLen reads a plain length (no special encoding allowed).
-func (r *Reader) readLen() (uint64, error) {
-	n, special, err := r.lenOrSpecial()
+func (in *input) readLen() (uint64, error) {
+	n, special, err := in.lenOrSpecial()
 	if err != nil {
 		return 0, err
 	}
@@ -97,13 +105,12 @@ func (r *Reader) readLen() (uint64, error) {
 }
 
 // strHeader reads a string prefix.
-func (r *Reader) strHeader() (strHead, error) {
-	n, special, err := r.lenOrSpecial()
+func (in *input) strHeader() (strHead, error) {
+	n, special, err := in.lenOrSpecial()
 	if err != nil {
 		return strHead{}, err
 	}
 	if !special {
-		r.noteLen(n)
 		return strHead{enc: EncRaw, size: n, ulen: n}, nil
 	}
 	switch n {
@@ -111,39 +118,96 @@ func (r *Reader) strHeader() (strHead, error) {
 		size := uint64(1) << n
 		return strHead{enc: EncInt, size: size}, nil
 	case encLZF:
-		clen, err := r.readLen()
+		clen, err := in.readLen()
 		if err != nil {
 			return strHead{}, err
 		}
-		ulen, err := r.readLen()
+		ulen, err := in.readLen()
 		if err != nil {
 			return strHead{}, err
 		}
 		if clen == 0 {
 			return strHead{}, fmt.Errorf("%w: LZF string with 0 compressed bytes", ErrCorrupt)
 		}
-		if !lzfCanDecode(clen, ulen) {
+		if !lzf.CanDecode(clen, ulen) {
 			return strHead{}, fmt.Errorf("%w: LZF string of %d bytes cannot decode to the %d it claims", ErrCorrupt, clen, ulen)
 		}
-		r.noteLen(ulen)
 		return strHead{enc: EncLZF, size: clen, ulen: ulen}, nil
 	case EncodingZstd:
-		flags, err := r.in.byte()
+		flags, err := in.byte()
 		if err != nil {
 			return strHead{}, err
 		}
-		clen, err := r.readLen()
+		clen, err := in.readLen()
 		if err != nil {
 			return strHead{}, err
 		}
-		ulen, err := r.readLen()
+		ulen, err := in.readLen()
 		if err != nil {
 			return strHead{}, err
 		}
-		r.noteLen(ulen)
 		return strHead{enc: EncZstd, size: clen, ulen: ulen, flags: flags}, nil
 	}
 	return strHead{}, fmt.Errorf("%w: unknown string encoding 0x%02x", ErrCorrupt, 0xC0|n)
+}
+
+// intDigits takes the payload of the integer-encoded string whose prefix
+// h was read and appends its decimal digits to dst[:0].
+func (in *input) intDigits(dst []byte, h strHead) ([]byte, error) {
+	p, err := in.take(int(h.size))
+	if err != nil {
+		return nil, err
+	}
+	return strconv.AppendInt(dst[:0], IntValue(p), 10), nil
+}
+
+// readString reads and decodes a whole string: raw, integer (its digits,
+// isInt set) or LZF, of at most limit bytes stored and decoded
+// (ErrTooLarge). LZF data is gathered in *scratch. rdbz's 0xC4 is
+// ErrCorrupt: it is not a string a server reads.
+func (in *input) readString(dst []byte, limit int, scratch *[]byte) (str []byte, isInt bool, err error) {
+	h, err := in.strHeader()
+	if err != nil {
+		return nil, false, err
+	}
+	switch h.enc {
+	case EncInt:
+		str, err := in.intDigits(dst, h)
+		return str, true, err
+	case EncLZF:
+		if h.ulen > uint64(limit) || h.size > uint64(limit) {
+			return nil, false, fmt.Errorf("%w: LZF string of %d bytes (cap %d)", ErrTooLarge, h.ulen, limit)
+		}
+		c, err := in.appendN((*scratch)[:0], h.size)
+		*scratch = c
+		if err != nil {
+			return nil, false, err
+		}
+		out, err := lzf.Decode(dst[:0], c, int(h.ulen))
+		if err != nil {
+			return nil, false, fmt.Errorf("%w: LZF data does not decode to %d bytes", ErrCorrupt, h.ulen)
+		}
+		return out, false, nil
+	case EncZstd:
+		return nil, false, fmt.Errorf("%w: zstd string (0xC4) outside a list node", ErrCorrupt)
+	}
+	if h.size > uint64(limit) {
+		return nil, false, fmt.Errorf("%w: %d bytes (cap %d)", ErrTooLarge, h.size, limit)
+	}
+	str, err = in.appendN(dst[:0], h.size)
+	return str, false, err
+}
+
+// readLen reads a plain length.
+func (r *Reader) readLen() (uint64, error) { return r.in.readLen() }
+
+// strHeader reads a string prefix and notes its decoded length.
+func (r *Reader) strHeader() (strHead, error) {
+	h, err := r.in.strHeader()
+	if err == nil && h.enc != EncInt {
+		r.noteLen(h.ulen)
+	}
+	return h, err
 }
 
 // noteLen keeps the largest decoded length of a string in the value being
@@ -183,48 +247,21 @@ func (r *Reader) skipNodeString() error {
 // readString reads and decodes a string that rdbio must hold (a key, an
 // AUX field, a function): raw, integer or LZF, up to the cap.
 func (r *Reader) readString(dst []byte) ([]byte, error) {
-	h, err := r.strHeader()
-	if err != nil {
-		return nil, err
-	}
-	switch h.enc {
-	case EncInt:
-		p, err := r.in.take(int(h.size))
-		if err != nil {
-			return nil, err
-		}
-		return strconv.AppendInt(dst[:0], IntValue(p), 10), nil
-	case EncLZF:
-		if h.ulen > uint64(r.opt.Cap) || h.size > uint64(r.opt.Cap) {
-			return nil, fmt.Errorf("%w: LZF string of %d bytes (cap %d)", ErrTooLarge, h.ulen, r.opt.Cap)
-		}
-		c, err := r.in.appendN(r.scratch[:0], h.size)
-		r.scratch = c
-		if err != nil {
-			return nil, err
-		}
-		out, err := LZFDecode(dst[:0], c, int(h.ulen))
-		if err != nil {
-			return nil, fmt.Errorf("%w: LZF data does not decode to %d bytes", ErrCorrupt, h.ulen)
-		}
-		return out, nil
-	case EncZstd:
-		return nil, fmt.Errorf("%w: zstd string (0xC4) outside a list node", ErrCorrupt)
-	}
-	if h.size > uint64(r.opt.Cap) {
-		return nil, fmt.Errorf("%w: %d bytes (cap %d)", ErrTooLarge, h.size, r.opt.Cap)
-	}
-	return r.in.appendN(dst[:0], h.size)
+	s, _, err := r.in.readString(dst, r.opt.Cap, &r.scratch)
+	return s, err
 }
 
 // IntValue decodes the payload of an integer-encoded string (EncInt): a
-// 1, 2 or 4 byte little-endian signed integer.
+// 1, 2 or 4 byte little-endian signed integer. A payload of another length
+// (one cut short) is 0: the caller must have taken the whole payload.
 func IntValue(p []byte) int64 {
 	switch len(p) {
 	case 1:
 		return int64(int8(p[0]))
 	case 2:
 		return int64(int16(binary.LittleEndian.Uint16(p)))
+	case 4:
+		return int64(int32(binary.LittleEndian.Uint32(p)))
 	}
-	return int64(int32(binary.LittleEndian.Uint32(p)))
+	return 0
 }

@@ -4,21 +4,24 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 // Errors that callers may test for with errors.Is.
 var (
 	// ErrChecksum reports a CRC64 trailer that does not match the content.
 	ErrChecksum = errors.New("checksum mismatch")
-	// ErrTooLarge reports a string larger than the capture cap where rdbio must hold it.
-	ErrTooLarge = errors.New("string larger than the capture cap")
+	// ErrTooLarge reports a string larger than the capture cap where rdbio
+	// must hold it. It is blob.ErrTooLarge, so that one errors.Is covers a
+	// value over the cap and a blob that would grow past it.
+	ErrTooLarge = blob.ErrTooLarge
 	// ErrUnsupported reports a type or opcode whose layout rdbio does not know.
 	ErrUnsupported = errors.New("unsupported")
-	// ErrCorrupt reports bytes that break the grammar.
-	ErrCorrupt = errors.New("corrupt")
-	// ErrNotInteger reports a string that an intset cannot hold: not the
-	// decimal form of a 64-bit integer as the server reads it (RedisInt).
-	ErrNotInteger = errors.New("not an integer")
+	// ErrCorrupt reports bytes that break the grammar. It is
+	// blob.ErrCorrupt, so that one errors.Is covers a malformed file and a
+	// malformed blob in it.
+	ErrCorrupt = blob.ErrCorrupt
 )
 
 // Error is a problem found in an RDB stream. It names where (byte offset),

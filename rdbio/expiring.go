@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 // expiringFields reads the pending value for Value.ExpiringFields.
@@ -125,7 +127,7 @@ func (f *fieldReader) listpack() error {
 	f.r.dec = lp
 	i := 0
 	var digits [24]byte
-	err = Entries(BlobListpack, lp, func(e Entry) error {
+	err = blob.Entries(blob.Listpack, lp, func(e blob.Entry) error {
 		s := e.Str
 		if e.IsInt {
 			s = strconv.AppendInt(digits[:0], e.Int, 10)

@@ -2,6 +2,8 @@ package rdbio
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"testing"
 
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
@@ -24,4 +26,51 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStreamGroupNameIntCut: a file the fuzzer found (a stream whose
+// consumer-group name is an integer-encoded string cut short by the end of
+// the input) is a clean error naming the offset where the input ends, on
+// every way of reading a value (Value.Count and Value.Visit stop earlier, at
+// the stream's listpack, which they decode); Next made IntValue index an
+// empty slice.
+func TestStreamGroupNameIntCut(t *testing.T) {
+	data := append([]byte("REDIS0001\x0f\x040000\x01\x00\xc3@\xa1"), bytes.Repeat([]byte{'0'}, 166)...)
+	data = append(data, 0xC0)
+	check := func(how string, err error) {
+		t.Helper()
+		var re *Error
+		if !errors.As(err, &re) || re.Offset <= 0 || re.Offset > int64(len(data)) || !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want a corrupt rdbio.Error naming an offset up to %d", how, err, len(data))
+		}
+		if how == "next" || how == "copy" { // the group name is read, to the end
+			if re.Offset != int64(len(data)) {
+				t.Errorf("%s: offset %d, want %d", how, re.Offset, len(data))
+			}
+		}
+	}
+	for _, how := range []string{"next", "count", "visit"} {
+		r, err := NewReader(bytes.NewReader(data), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err := r.Next()
+		for err == nil && rec.Kind != KindKey {
+			rec, err = r.Next()
+		}
+		if err != nil {
+			t.Fatalf("%s: %v before the key", how, err)
+		}
+		switch how {
+		case "next":
+			_, err = r.Next()
+		case "count":
+			_, err = r.Value().Count(nil)
+		case "visit":
+			_, err = r.Value().Visit(func(*Elem) error { return nil })
+		}
+		check(how, err)
+	}
+	_, err := Copy(io.Discard, bytes.NewReader(data), Options{})
+	check("copy", err)
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"hash"
 	"io"
+
+	"github.com/rdbz/rdbz/rdbio/crc64"
 )
 
 // bufSize is the input window. Every consumed byte passes through it once;
@@ -29,7 +31,12 @@ type input struct {
 }
 
 func newInput(src io.Reader) *input {
-	return &input{src: src, buf: make([]byte, bufSize), crc: newCRC64()}
+	return &input{src: src, buf: make([]byte, bufSize), crc: crc64.New()}
+}
+
+// sliceInput is an input over b alone, which it never changes.
+func sliceInput(b []byte) *input {
+	return &input{buf: b, end: len(b), eof: true, crc: crc64.New()}
 }
 
 // offset is the input offset of the next unread byte.
@@ -63,6 +70,9 @@ func (in *input) setOut(w io.Writer) error {
 func (in *input) fill(n int) error {
 	if in.end-in.pos >= n {
 		return nil
+	}
+	if in.src == nil { // a sliceInput: nothing more to come, nothing to move
+		return io.ErrUnexpectedEOF
 	}
 	if err := in.flush(); err != nil {
 		return err

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
 // Node is one quicklist node string of a list value (types 10, 14, 18).
@@ -153,10 +155,10 @@ func (r *Reader) copyNodeDecoded(w io.Writer) (int64, error) {
 		return cw.n, err
 	}
 	err := r.divert(nil, "list node", func() error {
-		z := NewLZFReader(&payloadReader{in: r.in, left: size}, int64(n.ULen))
+		z := lzf.NewReader(&payloadReader{in: r.in, left: size}, int64(n.ULen))
 		if _, err := io.Copy(sinkWriter{cw}, z); err != nil {
 			var se *sinkError
-			if errors.As(err, &se) || !errors.Is(err, ErrLZFCorrupt) {
+			if errors.As(err, &se) || !errors.Is(err, lzf.ErrCorrupt) {
 				return err
 			}
 			return fmt.Errorf("%w: LZF node of %d bytes does not decode to %d: %w", ErrCorrupt, size, n.ULen, err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -34,7 +35,7 @@ func plainNodeFile(t *testing.T, nodes []testNode) []byte {
 			must(w.WriteNode(1, EncRaw, 0, 0, n.elem))
 			continue
 		}
-		var e LZFEncoder
+		var e lzf.Encoder
 		comp, ok := e.Encode(nil, n.elem, len(n.elem)+len(n.elem)/32+8)
 		if !ok {
 			t.Fatal("LZF encoding failed")

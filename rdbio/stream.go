@@ -2,7 +2,9 @@ package rdbio
 
 import (
 	"fmt"
-	"strconv"
+
+	"github.com/rdbz/rdbz/rdbio/blob"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
 // walkStream walks a stream value of any version (rdb-format.md §4.1):
@@ -162,8 +164,8 @@ func (v *visitor) name() (uint64, error) {
 	}
 	if h.enc == EncInt {
 		var d [24]byte
-		p, err := v.r.in.take(int(h.size))
-		return uint64(len(strconv.AppendInt(d[:0], IntValue(p), 10))), err
+		s, err := v.r.in.intDigits(d[:0], h)
+		return uint64(len(s)), err
 	}
 	return h.ulen, v.r.in.skip(h.size)
 }
@@ -225,7 +227,7 @@ func (r *Reader) checkListpackBody(h strHead) error {
 		if r.scratch, err = r.in.appendN(r.scratch[:0], h.size); err != nil {
 			return err
 		}
-		if r.dec, err = LZFDecode(r.dec, r.scratch, int(h.ulen)); err != nil {
+		if r.dec, err = lzf.Decode(r.dec, r.scratch, int(h.ulen)); err != nil {
 			return fmt.Errorf("%w: stream listpack: %v", ErrCorrupt, err)
 		}
 		lp = r.dec
@@ -234,17 +236,17 @@ func (r *Reader) checkListpackBody(h strHead) error {
 	}
 	var head []int64
 	entries := int64(0)
-	ok := eachListpackEntry(lp, func(e lpEntry) bool {
+	err = blob.Entries(blob.Listpack, lp, func(e blob.Entry) error {
 		if len(head) < 3 {
-			if !e.isInt || e.v < 0 {
-				return false
+			if !e.IsInt || e.Int < 0 {
+				return ErrCorrupt
 			}
-			head = append(head, e.v)
+			head = append(head, e.Int)
 		}
 		entries++
-		return true
+		return nil
 	})
-	if !ok || len(head) < 3 || head[0] > entries || head[1] > entries || head[2] > entries {
+	if err != nil || len(head) < 3 || head[0] > entries || head[1] > entries || head[2] > entries {
 		return fmt.Errorf("%w: stream listpack whose master entry claims more than its %d entries", ErrCorrupt, entries)
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 // ValueInfo is what walking a value tells about it without decoding it.
@@ -84,17 +86,17 @@ func (r *Reader) walkValue(t Type, count bool) (ValueInfo, error) {
 	case TypeModule2:
 		return r.walkModule(count)
 	case TypeHashZipmap:
-		return r.walkBlob(BlobZipmap, 1, count)
+		return r.walkBlob(blob.Zipmap, 1, count)
 	case TypeListZiplist:
-		return r.walkBlob(BlobZiplist, 1, count)
+		return r.walkBlob(blob.Ziplist, 1, count)
 	case TypeSetIntset:
-		return r.walkBlob(BlobIntset, 1, count)
+		return r.walkBlob(blob.Intset, 1, count)
 	case TypeZsetZiplist, TypeHashZiplist:
-		return r.walkBlob(BlobZiplist, 2, count)
+		return r.walkBlob(blob.Ziplist, 2, count)
 	case TypeHashListpack, TypeZsetListpack:
-		return r.walkBlob(BlobListpack, 2, count)
+		return r.walkBlob(blob.Listpack, 2, count)
 	case TypeSetListpack:
-		return r.walkBlob(BlobListpack, 1, count)
+		return r.walkBlob(blob.Listpack, 1, count)
 	case TypeDflyJSONOld:
 		return ValueInfo{}, r.skipString()
 	case TypeListQuicklist, TypeListQuicklist2:
@@ -165,12 +167,12 @@ func (r *Reader) stringInfo() (ValueInfo, error) {
 	info := ValueInfo{Elements: int64(h.ulen), Known: true}
 	switch {
 	case h.enc == EncInt:
-		p, err := r.in.take(int(h.size))
+		var d [24]byte
+		s, err := r.in.intDigits(d[:0], h)
 		if err != nil {
 			return ValueInfo{}, err
 		}
-		var d [24]byte
-		info.Elements = int64(len(strconv.AppendInt(d[:0], IntValue(p), 10)))
+		info.Elements = int64(len(s))
 		info.Integer = true
 		return info, nil
 	case h.enc == EncRaw && h.size <= 20: // short enough to be an integer
@@ -201,7 +203,7 @@ func (r *Reader) walkModule(count bool) (ValueInfo, error) {
 // walkBlob walks a string that holds a blob of the given kind and, when
 // count is set, counts its entries (divided by per: 2 for field/value
 // pairs, 3 for triples).
-func (r *Reader) walkBlob(kind Blob, per int64, count bool) (ValueInfo, error) {
+func (r *Reader) walkBlob(kind blob.Kind, per int64, count bool) (ValueInfo, error) {
 	if !count {
 		return ValueInfo{}, r.skipString()
 	}
@@ -286,7 +288,7 @@ func (r *Reader) walkHFE(t Type, count bool) (ValueInfo, error) {
 	case t == TypeHashMetaPreGA: // n × (len ttl, field, value)
 		return r.walkLenStrings(1, 2)
 	case t == TypeHashLpExPreGA:
-		return r.walkBlob(BlobListpack, 3, count)
+		return r.walkBlob(blob.Listpack, 3, count)
 	case t == TypeHashMetadata:
 		if err := r.in.skip(8); err != nil {
 			return ValueInfo{}, err
@@ -296,7 +298,7 @@ func (r *Reader) walkHFE(t Type, count bool) (ValueInfo, error) {
 		if err := r.in.skip(8); err != nil {
 			return ValueInfo{}, err
 		}
-		return r.walkBlob(BlobListpack, 3, count)
+		return r.walkBlob(blob.Listpack, 3, count)
 	}
 	return ValueInfo{}, fmt.Errorf("%w: value type %d (%v): layout not known", ErrUnsupported, t.Byte(), t)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+
+	"github.com/rdbz/rdbz/rdbio/crc64"
 )
 
 // Writer writes an RDB stream: the magic on creation, then records as raw
@@ -12,7 +14,7 @@ import (
 // CRC64 of everything it writes.
 type Writer struct {
 	bw     *bufio.Writer
-	crc    *crc64
+	crc    *crc64.Digest
 	hdr    Header
 	n      int64
 	closed bool
@@ -25,7 +27,7 @@ func NewWriter(w io.Writer, h Header) (*Writer, error) {
 	if len(h.Magic) != 9 {
 		return nil, errors.New("rdb: writer needs a 9-byte magic")
 	}
-	wr := &Writer{bw: bufio.NewWriterSize(w, bufSize), crc: newCRC64(), hdr: h}
+	wr := &Writer{bw: bufio.NewWriterSize(w, bufSize), crc: crc64.New(), hdr: h}
 	_, err := wr.Write([]byte(h.Magic))
 	return wr, err
 }
@@ -105,7 +107,7 @@ func (w *Writer) WriteNodeSummed(container uint64, enc Enc, flags byte, ulen uin
 		return err
 	}
 	if w.crc != nil {
-		w.crc.sum = crc64Combine(w.crc.sum, sum, len(payload))
+		w.crc.AddSum(sum, len(payload))
 	}
 	n, err := w.bw.Write(payload)
 	w.n += int64(n)
@@ -197,6 +199,14 @@ func (w *Writer) WriteRest(p []byte) (int, error) {
 	w.n += int64(n)
 	return n, err
 }
+
+// Rest is an io.Writer of bytes that follow the trailer (WriteRest), for
+// Reader.CopyRest.
+func (w *Writer) Rest() io.Writer { return restWriter{w} }
+
+type restWriter struct{ w *Writer }
+
+func (r restWriter) Write(p []byte) (int, error) { return r.w.WriteRest(p) }
 
 // Flush flushes buffered bytes to the underlying writer.
 func (w *Writer) Flush() error { return w.bw.Flush() }

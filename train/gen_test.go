@@ -1,167 +1,57 @@
 package train
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"time"
 
-	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 // This file generates deterministic synthetic sample sets that look like the
 // quicklist nodes rdbz compresses: listpacks (Redis 7 list node format) of JSON
 // job-queue events, of web server and syslog lines, and of small integers.
 
-// listpack builds one listpack.
-type listpack struct {
-	buf []byte
-	n   int
-}
-
 const listpackMaxBytes = 8192 // list-max-listpack-size -2
 
-func newListpack() *listpack { return &listpack{buf: make([]byte, 6, listpackMaxBytes)} }
-
-// lpStringEntrySize returns the encoded size of a string element.
-func lpStringEntrySize(s string) int { return int(rdbio.ListpackStringSize(int64(len(s)))) }
-
-func lpBacklenSize(l int) int {
-	switch {
-	case l <= 127:
-		return 1
-	case l < 16383:
-		return 2
-	case l < 2097151:
-		return 3
-	case l < 268435455:
-		return 4
-	}
-	return 5
-}
-
-func (lp *listpack) appendBacklen(l int) {
-	switch lpBacklenSize(l) {
-	case 1:
-		lp.buf = append(lp.buf, byte(l))
-	case 2:
-		lp.buf = append(lp.buf, byte(l>>7), byte(l&127)|128)
-	case 3:
-		lp.buf = append(lp.buf, byte(l>>14), byte((l>>7)&127)|128, byte(l&127)|128)
-	default:
-		lp.buf = append(lp.buf, byte(l>>21), byte((l>>14)&127)|128, byte((l>>7)&127)|128, byte(l&127)|128)
-	}
-}
-
-// fits reports whether an element of the given encoded size still fits.
-func (lp *listpack) fits(size int) bool { return lp.n == 0 || len(lp.buf)+size+1 <= listpackMaxBytes }
-
-func (lp *listpack) addString(s string) {
-	start := len(lp.buf)
-	switch l := len(s); {
-	case l < 64:
-		lp.buf = append(lp.buf, 0x80|byte(l))
-	case l < 4096:
-		lp.buf = append(lp.buf, 0xE0|byte(l>>8), byte(l))
-	default:
-		lp.buf = append(lp.buf, 0xF0)
-		lp.buf = binary.LittleEndian.AppendUint32(lp.buf, uint32(l))
-	}
-	lp.buf = append(lp.buf, s...)
-	lp.appendBacklen(len(lp.buf) - start)
-	lp.n++
-}
-
-func lpIntEntrySize(v int64) int {
-	switch {
-	case v >= 0 && v <= 127:
-		return 2
-	case v >= -4096 && v <= 4095:
-		return 3
-	case v >= -1<<15 && v < 1<<15:
-		return 4
-	case v >= -1<<23 && v < 1<<23:
-		return 5
-	case v >= -1<<31 && v < 1<<31:
-		return 6
-	}
-	return 10
-}
-
-func (lp *listpack) addInt(v int64) {
-	start := len(lp.buf)
-	switch lpIntEntrySize(v) {
-	case 2:
-		lp.buf = append(lp.buf, byte(v))
-	case 3:
-		u := uint64(v) & 0x1FFF
-		lp.buf = append(lp.buf, 0xC0|byte(u>>8), byte(u))
-	case 4:
-		lp.buf = append(lp.buf, 0xF1)
-		lp.buf = binary.LittleEndian.AppendUint16(lp.buf, uint16(v))
-	case 5:
-		lp.buf = append(lp.buf, 0xF2, byte(v), byte(v>>8), byte(v>>16))
-	case 6:
-		lp.buf = append(lp.buf, 0xF3)
-		lp.buf = binary.LittleEndian.AppendUint32(lp.buf, uint32(v))
-	default:
-		lp.buf = append(lp.buf, 0xF4)
-		lp.buf = binary.LittleEndian.AppendUint64(lp.buf, uint64(v))
-	}
-	lp.appendBacklen(len(lp.buf) - start)
-	lp.n++
-}
-
-// add adds a string element, stored as an integer when Redis would.
-func (lp *listpack) add(s string) {
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil && strconv.FormatInt(v, 10) == s {
-		lp.addInt(v)
-		return
-	}
-	lp.addString(s)
-}
-
-func (lp *listpack) bytes() []byte {
-	out := make([]byte, len(lp.buf), len(lp.buf)+1)
-	copy(out, lp.buf)
-	out = append(out, 0xFF)
-	binary.LittleEndian.PutUint32(out[0:], uint32(len(out)))
-	n := min(lp.n, 65535)
-	binary.LittleEndian.PutUint16(out[4:], uint16(n))
-	return out
-}
-
-func entrySize(s string) int {
-	if v, err := strconv.ParseInt(s, 10, 64); err == nil && strconv.FormatInt(v, 10) == s {
-		return lpIntEntrySize(v)
-	}
-	return lpStringEntrySize(s)
-}
-
 // packLists turns element streams into listpack nodes: each list gets
-// nElems(rng) elements from gen, packed into 8 KiB nodes, until about
-// totalBytes of nodes exist.
+// nElems(rng) elements from gen, packed into 8 KiB nodes (an element over
+// 8 KiB alone in one), until about totalBytes of nodes exist.
 func packLists(rng *rand.Rand, totalBytes int, nElems func(*rand.Rand) int, gen func(*rand.Rand) string) [][]byte {
 	var out [][]byte
 	size := 0
-	for size < totalBytes {
-		lp := newListpack()
-		for range nElems(rng) {
-			e := gen(rng)
-			if !lp.fits(entrySize(e)) {
-				b := lp.bytes()
-				out = append(out, b)
-				size += len(b)
-				lp = newListpack()
-			}
-			lp.add(e)
-		}
-		if lp.n > 0 {
-			b := lp.bytes()
+	lp := blob.NewListpackWriter(listpackMaxBytes)
+	flush := func(w *blob.ListpackWriter) {
+		if w.Len() > 0 {
+			b := bytes.Clone(w.Bytes())
 			out = append(out, b)
 			size += len(b)
+			w.Reset()
 		}
+	}
+	for size < totalBytes {
+		for range nElems(rng) {
+			e := []byte(gen(rng))
+			err := lp.AppendString(e)
+			if errors.Is(err, blob.ErrTooLarge) && lp.Len() > 0 {
+				flush(lp)
+				err = lp.AppendString(e)
+			}
+			if errors.Is(err, blob.ErrTooLarge) {
+				one := blob.NewListpackWriter(math.MaxUint32)
+				err = one.AppendString(e)
+				flush(one)
+			}
+			if err != nil {
+				panic(err)
+			}
+		}
+		flush(lp)
 	}
 	return out
 }

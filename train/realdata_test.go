@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -35,7 +36,7 @@ func emitNode(n *rdbio.Node, fn func([]byte)) error {
 	case rdbio.EncRaw:
 		fn(n.Data)
 	case rdbio.EncLZF:
-		raw, err := rdbio.LZFDecode(nil, n.Data, int(n.ULen))
+		raw, err := lzf.Decode(nil, n.Data, int(n.ULen))
 		if err != nil {
 			return fmt.Errorf("LZF node at offset %d does not decode", n.Offset)
 		}

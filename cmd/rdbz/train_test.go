@@ -9,6 +9,7 @@ import (
 
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -105,7 +106,7 @@ func nodeFrames(t *testing.T, comp, orig string, n int) ([][]byte, [][]byte) {
 			raw := node.Data // compressed nodes are raw or LZF
 			if node.Enc == rdbio.EncLZF {
 				var err error
-				if raw, err = rdbio.LZFDecode(nil, node.Data, int(node.ULen)); err != nil {
+				if raw, err = lzf.Decode(nil, node.Data, int(node.ULen)); err != nil {
 					t.Fatal(err)
 				}
 			}

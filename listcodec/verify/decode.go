@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"strconv"
 
 	"github.com/hdt3213/rdb/core"
 	"github.com/hdt3213/rdb/model"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 // semanticTypes are the value types whose values github.com/hdt3213/rdb
@@ -31,14 +33,15 @@ var semanticTypes = map[rdbio.Type]bool{
 type semDecoder struct {
 	magic  string
 	refuse string // why the decoder refuses this RDB version, or ""
+	limit  int    // the most bytes a list node decodes to (Options.DecodeCap)
 	rd     bytes.Reader
 	br     *bufio.Reader
 }
 
 var semTrailer = []byte{rdbio.OpEOF, 0, 0, 0, 0, 0, 0, 0, 0}
 
-func (d *semDecoder) init(h rdbio.Header) {
-	d.magic = h.Magic
+func (d *semDecoder) init(h rdbio.Header, limit int) {
+	d.magic, d.limit = h.Magic, limit
 	d.br = bufio.NewReaderSize(&d.rd, 64<<10)
 	// The decoder checks the magic on its own terms (its maximum version).
 	probe := append([]byte(h.Magic), semTrailer...)
@@ -71,6 +74,15 @@ func (d *semDecoder) head(dst []byte, typ byte, key []byte) []byte {
 // sets e's semantic digest; nodes are the offsets in buf where the nodes of
 // a list value start. It returns why the value could not be decoded, or "".
 func (d *semDecoder) decode(buf []byte, head int, nodes []int, e *entry) string {
+	if t := rdbio.Type(e.typ); rdbio.IsList(t) { // list type bytes mean the same for every producer
+		if l, err := listObject(t, buf, nodes, d.limit); err == nil {
+			e.class, e.count, err = digestObject(l, e.sem[:0])
+			e.semOK = err == nil
+			if err == nil {
+				return ""
+			}
+		}
+	}
 	o, err := d.parse(buf, e.id.key)
 	if err != nil && e.typ == rdbio.TypeListQuicklist2 {
 		// hdt3213/rdb v1.3.2 decodes a quicklist mixing PLAIN and PACKED
@@ -134,6 +146,56 @@ func (d *semDecoder) parseNodes(buf []byte, head int, nodes []int, key string) (
 			return nil, fmt.Errorf("node %d decoded as %T", i, o)
 		}
 		list.Values = append(list.Values, l.Values...)
+	}
+	return list, nil
+}
+
+// listObject decodes a list value of type typ node by node with rdbio's
+// string decoder and rdbio/blob's ziplist and listpack decoders, which read
+// what the servers read (hdt3213/rdb v1.3.2 panics on ziplist string
+// encodings 0x81..0xBF, which redis reads as 0x80). The nodes are
+// buf[nodes[i]:nodes[i+1]], the last one up to the end of buf. A node that
+// is not a raw or LZF string of at most limit bytes, or a blob that is
+// malformed, is an error: the caller then tries hdt3213/rdb.
+func listObject(typ rdbio.Type, buf []byte, nodes []int, limit int) (*model.ListObject, error) {
+	list := &model.ListObject{}
+	kind := rdbio.NodeBlob(typ)
+	for i, start := range nodes {
+		end := len(buf)
+		if i+1 < len(nodes) {
+			end = nodes[i+1]
+		}
+		s := rdbio.NewStringScanner(buf[start:end], limit)
+		container := uint64(2) // PACKED
+		if typ == rdbio.TypeListQuicklist2 {
+			var err error
+			if container, err = s.Len(); err != nil {
+				return nil, err
+			}
+		}
+		str, isInt, err := s.String(nil)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("node %d: %w", i, err)
+		case s.Offset() != end-start:
+			return nil, fmt.Errorf("node %d: %d bytes after its string", i, end-start-s.Offset())
+		case container == 1: // PLAIN: the element itself
+			list.Values = append(list.Values, str)
+			continue
+		case isInt || container != 2:
+			return nil, fmt.Errorf("node %d: container %d, stored as an integer %v", i, container, isInt)
+		}
+		err = blob.Entries(kind, str, func(e blob.Entry) error {
+			if e.IsInt {
+				list.Values = append(list.Values, strconv.AppendInt(nil, e.Int, 10))
+			} else {
+				list.Values = append(list.Values, bytes.Clone(e.Str))
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("node %d: %w", i, err)
+		}
 	}
 	return list, nil
 }

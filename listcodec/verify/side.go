@@ -127,7 +127,7 @@ func (s *side) walk() error {
 	if err != nil {
 		return err
 	}
-	s.sem.init(r.Header())
+	s.sem.init(r.Header(), s.v.opt.DecodeCap)
 	if err := r.SetSink(&s.recBuf); err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -292,7 +293,7 @@ func pairs(ss ...string) []byte {
 
 // lzfStr is an LZF-compressed RDB string.
 func lzfStr(t *testing.T, s string) []byte {
-	var e rdbio.LZFEncoder
+	var e lzf.Encoder
 	c, ok := e.RedisSave(nil, []byte(s))
 	if !ok {
 		t.Fatalf("%q does not compress", s)

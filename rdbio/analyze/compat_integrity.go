@@ -5,6 +5,7 @@ import (
 
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/servers"
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 // deepBlob says whether s walks every entry of a blob of this kind while
@@ -14,11 +15,11 @@ import (
 // zipmapValidateIntegrity and ziplistValidateIntegrity called with deep
 // 1); 6.2 keeps ziplists and checks their header only; listpacks and
 // intsets get the shallow check in every version.
-func deepBlob(s servers.Server, kind rdbio.Blob) bool {
+func deepBlob(s servers.Server, kind blob.Kind) bool {
 	switch kind {
-	case rdbio.BlobZipmap:
+	case blob.Zipmap:
 		return true
-	case rdbio.BlobZiplist:
+	case blob.Ziplist:
 		return s.Name() != "redis-6.2"
 	}
 	return false
@@ -44,12 +45,12 @@ func (ig *integrity) causes(s servers.Server) []Cause {
 	}
 	for kind := range ig.blobs {
 		f := &ig.blobs[kind].shallow
-		if deepBlob(s, rdbio.Blob(kind)) {
+		if deepBlob(s, blob.Kind(kind)) {
 			f = &ig.blobs[kind].deep
 		}
 		if f.n > 0 {
 			out = append(out, f.cause(fmt.Sprintf("damaged %s in key %s at offset %d: %s",
-				rdbio.Blob(kind), rdbio.QuoteKey(f.key, 64), f.off, f.why), true))
+				blob.Kind(kind), rdbio.QuoteKey(f.key, 64), f.off, f.why), true))
 		}
 	}
 	if ig.keysErr != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 	"github.com/rdbz/rdbz/train"
 )
@@ -313,7 +314,7 @@ func nodeBytes(n *rdbio.Node) ([]byte, error) {
 	case rdbio.EncRaw:
 		return n.Data, nil
 	case rdbio.EncLZF:
-		return rdbio.LZFDecode(nil, n.Data, int(n.ULen))
+		return lzf.Decode(nil, n.Data, int(n.ULen))
 	}
 	return nil, nil
 }

@@ -7,11 +7,12 @@ import (
 
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/servers"
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 // integrity gathers, during the walk, the data problems that make a server
 // refuse a file while it loads it: keys written twice in one db, and blobs
-// that fail the checks servers make (rdbio.CheckBlob), deep or shallow.
+// that fail the checks servers make (blob.Check), deep or shallow.
 type integrity struct {
 	keys *keySet
 	now  int64 // Unix ms: a master drops keys whose TTL is past before it adds them
@@ -77,7 +78,7 @@ func (a *analyzer) visitValue(rec *rdbio.Record) (rdbio.ValueInfo, error) {
 // the cap (not checked), stored as an integer (whose digits no server
 // takes for a blob: every blob kind's header rules them out) or LZF that
 // does not decode (every server refuses it).
-func (ig *integrity) blob(rec *rdbio.Record, kind rdbio.Blob, per int, e *rdbio.Elem) {
+func (ig *integrity) blob(rec *rdbio.Record, kind blob.Kind, per int, e *rdbio.Elem) {
 	switch {
 	case e.Data != nil:
 		ig.check(rec, kind, per, e.Data)
@@ -91,7 +92,7 @@ func (ig *integrity) blob(rec *rdbio.Record, kind rdbio.Blob, per int, e *rdbio.
 }
 
 // value checks the captured value of a blob type.
-func (ig *integrity) value(rec *rdbio.Record, kind rdbio.Blob, per, skip int) {
+func (ig *integrity) value(rec *rdbio.Record, kind blob.Kind, per, skip int) {
 	if ig.capture.Over {
 		ig.unchecked.add(rec.Key, true, rec.Offset)
 		return
@@ -129,7 +130,7 @@ func (ig *integrity) node(rec *rdbio.Record, n *rdbio.Node) {
 
 // decodeFailed counts a blob whose string is over the cap (unchecked) or
 // does not decode (every server refuses it).
-func (ig *integrity) decodeFailed(rec *rdbio.Record, kind rdbio.Blob, err error) {
+func (ig *integrity) decodeFailed(rec *rdbio.Record, kind blob.Kind, err error) {
 	if errors.Is(err, rdbio.ErrTooLarge) {
 		ig.unchecked.add(rec.Key, true, rec.Offset)
 		return
@@ -142,22 +143,22 @@ func (ig *integrity) decodeFailed(rec *rdbio.Record, kind rdbio.Blob, err error)
 // check runs the deep check, and the shallow one when the deep one fails;
 // for a kind no server checks deeply (listpacks, intsets: every list node
 // of a dump is one), the shallow check only, which walks no entry.
-func (ig *integrity) check(rec *rdbio.Record, kind rdbio.Blob, per int, b []byte) {
+func (ig *integrity) check(rec *rdbio.Record, kind blob.Kind, per int, b []byte) {
 	if !deepChecked[kind] {
-		if err := rdbio.CheckBlob(kind, b, false, per); err != nil {
+		if err := blob.Check(kind, b, false, per); err != nil {
 			f := &ig.blobs[kind]
 			f.shallow.add(rec.Key, rec.Offset, err.Error())
 			f.deep.add(rec.Key, rec.Offset, err.Error())
 		}
 		return
 	}
-	err := rdbio.CheckBlob(kind, b, true, per)
+	err := blob.Check(kind, b, true, per)
 	if err == nil {
 		return
 	}
 	f := &ig.blobs[kind]
 	f.deep.add(rec.Key, rec.Offset, err.Error())
-	if err := rdbio.CheckBlob(kind, b, false, per); err != nil {
+	if err := blob.Check(kind, b, false, per); err != nil {
 		f.shallow.add(rec.Key, rec.Offset, err.Error())
 	}
 }
@@ -180,7 +181,7 @@ func (ig *integrity) key(rec *rdbio.Record, family string, vc rdbio.ValueInfo) {
 var deepChecked = func() (d [4]bool) {
 	for _, s := range servers.All() {
 		for k := range d {
-			d[k] = d[k] || deepBlob(s, rdbio.Blob(k))
+			d[k] = d[k] || deepBlob(s, blob.Kind(k))
 		}
 	}
 	return d

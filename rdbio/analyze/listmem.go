@@ -1,6 +1,10 @@
 package analyze
 
-import "github.com/rdbz/rdbz/rdbio"
+import (
+	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
+	"github.com/rdbz/rdbz/rdbio/lzf"
+)
 
 // listMem costs a list value as Redis 7.0 holds it after loading: a
 // quicklist whose nodes are the file's listpack nodes as they are (type
@@ -32,7 +36,7 @@ func (l *listMem) node(a *analyzer, n *rdbio.Node, decoded int64) error {
 	// A malformed ziplist is costed as far as it goes (the walk of the
 	// value does not judge blobs).
 	if l.typ == rdbio.TypeListZiplist {
-		_ = rdbio.BlobEntries(rdbio.BlobZiplist, zl, func(e *rdbio.Elem) error {
+		_ = rdbio.BlobEntries(blob.Ziplist, zl, func(e *rdbio.Elem) error {
 			l.entry.lp = 0
 			l.entry.str(e)
 			l.pack.push(int64(e.Len), l.entry.lp)
@@ -40,7 +44,7 @@ func (l *listMem) node(a *analyzer, n *rdbio.Node, decoded int64) error {
 		})
 		return nil
 	}
-	_ = rdbio.BlobEntries(rdbio.BlobZiplist, zl, l.entry.add)
+	_ = rdbio.BlobEntries(blob.Ziplist, zl, l.entry.add)
 	l.nodes++
 	l.alloc += allocSize(listpackHeader + l.entry.lp)
 	return nil
@@ -55,7 +59,7 @@ func (l *listMem) ziplist(n *rdbio.Node) ([]byte, bool) {
 		return n.Data, true
 	case n.Enc == rdbio.EncLZF && n.ULen <= listDecodeCap:
 		var err error
-		l.buf, err = rdbio.LZFDecode(l.buf, n.Data, int(n.ULen))
+		l.buf, err = lzf.Decode(l.buf, n.Data, int(n.ULen))
 		return l.buf, err == nil
 	}
 	return nil, false

@@ -4,12 +4,12 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 // Listpacks as Redis 7.0 builds them from strings: a string that reads as
-// an integer is stored as one (entry sizes: rdbio.ListpackStringSize and
-// rdbio.ListpackIntSize).
+// an integer is stored as one (entry sizes: blob.ListpackStringSize and
+// blob.ListpackIntSize).
 
 // listpackHeader is a listpack's total-bytes and count header plus its
 // end byte.
@@ -21,11 +21,11 @@ const listpackHeader = 6 + 1
 func scoreEntrySize(f float64) int64 {
 	switch {
 	case math.IsNaN(f):
-		return rdbio.ListpackStringSize(3)
+		return blob.ListpackStringSize(3)
 	case math.IsInf(f, 0):
-		return rdbio.ListpackStringSize(int64(len(strconv.FormatFloat(f, 'g', -1, 64))))
+		return blob.ListpackStringSize(int64(len(strconv.FormatFloat(f, 'g', -1, 64))))
 	case f > -4503599627370495 && f < 4503599627370496 && f == math.Trunc(f):
-		return rdbio.ListpackIntSize(int64(f))
+		return blob.ListpackIntSize(int64(f))
 	}
-	return rdbio.ListpackStringSize(int64(len(strconv.FormatFloat(f, 'g', 17, 64))))
+	return blob.ListpackStringSize(int64(len(strconv.FormatFloat(f, 'g', 17, 64))))
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 // Redis 7.0's default encoding limits (redis.conf), which decide how a
@@ -67,7 +68,7 @@ func (m *valueMem) add(e *rdbio.Elem) error {
 		m.lp += scoreEntrySize(e.Score)
 	case rdbio.ElemBlob:
 		m.blobLen = int64(e.Len)
-		if e.Blob == rdbio.BlobIntset && len(e.Data) >= 4 {
+		if e.Blob == blob.Intset && len(e.Data) >= 4 {
 			m.intset = int64(binary.LittleEndian.Uint32(e.Data))
 		}
 	default:
@@ -80,11 +81,11 @@ func (m *valueMem) str(e *rdbio.Elem) {
 	n := int64(e.Len)
 	v, isInt := int64(0), false
 	if e.Data != nil {
-		v, isInt = rdbio.RedisInt(e.Data)
+		v, isInt = blob.RedisInt(e.Data)
 	}
-	entry := rdbio.ListpackStringSize(n)
+	entry := blob.ListpackStringSize(n)
 	if isInt {
-		entry = rdbio.ListpackIntSize(v)
+		entry = blob.ListpackIntSize(v)
 		m.width = max(m.width, intsetWidth(v))
 	} else {
 		m.allInt = false

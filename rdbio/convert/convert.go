@@ -12,6 +12,7 @@ import (
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
 	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
@@ -28,7 +29,7 @@ type converter struct {
 	module rdbio.CappedBuffer
 	cap    int    // the string cap in effect
 	blob   []byte // a decoded blob being re-encoded
-	zw     *rdbio.ZiplistWriter
+	zw     *blob.ZiplistWriter
 	refuse error // the first refusal of a dry run
 }
 
@@ -211,12 +212,8 @@ func (c *converter) end(eof *rdbio.Record) error {
 	if err := c.w.Close(); err != nil {
 		return fmt.Errorf("write trailer: %w", err)
 	}
-	if _, err := c.r.CopyRest(restWriter{c.w}); err != nil {
+	if _, err := c.r.CopyRest(c.w.Rest()); err != nil {
 		return fmt.Errorf("copy bytes after the trailer: %w", err)
 	}
 	return c.w.Flush()
 }
-
-type restWriter struct{ w *rdbio.Writer }
-
-func (r restWriter) Write(p []byte) (int, error) { return r.w.WriteRest(p) }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -67,7 +68,7 @@ func expiringFile(t *testing.T) []byte {
 		put(rdbio.TypeHashListpackEx)
 		str("h25")
 		put(le64(past)...)
-		lp := rdbio.NewListpackWriter(1 << 20)
+		lp := blob.NewListpackWriter(1 << 20)
 		for _, e := range []struct {
 			f, v string
 			ttl  int64

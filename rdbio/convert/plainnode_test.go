@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -63,7 +65,7 @@ func quicklistFile(t *testing.T, magic string, nodes []qlNode) []byte {
 			put(1, 0xC0, byte(int8(v))) // container PLAIN, an 8-bit integer
 		case n.lzf:
 			e := []byte(n.elems[0])
-			var enc rdbio.LZFEncoder
+			var enc lzf.Encoder
 			comp, ok := enc.Encode(nil, e, len(e)+len(e)/32+8)
 			if !ok {
 				t.Fatal("LZF encoding failed")
@@ -134,7 +136,7 @@ func listElements(t *testing.T, file []byte) (rdbio.Type, []string) {
 			data := n.Data
 			switch n.Enc {
 			case rdbio.EncLZF:
-				if data, err = rdbio.LZFDecode(nil, n.Data, int(n.ULen)); err != nil {
+				if data, err = lzf.Decode(nil, n.Data, int(n.ULen)); err != nil {
 					return false, err
 				}
 			case rdbio.EncInt:
@@ -145,11 +147,11 @@ func listElements(t *testing.T, file []byte) (rdbio.Type, []string) {
 				out = append(out, string(data))
 				return true, nil
 			}
-			kind := rdbio.BlobListpack
+			kind := blob.Listpack
 			if rec.Type == rdbio.TypeListQuicklist {
-				kind = rdbio.BlobZiplist
+				kind = blob.Ziplist
 			}
-			return true, rdbio.Entries(kind, data, func(e rdbio.Entry) error {
+			return true, blob.Entries(kind, data, func(e blob.Entry) error {
 				if e.IsInt {
 					out = append(out, strconv.FormatInt(e.Int, 10))
 				} else {
@@ -302,7 +304,7 @@ func TestPlainNodeStreamsInBoundedMemory(t *testing.T) {
 	const size = 48 << 20
 	rng := rand.New(rand.NewPCG(7, 8))
 	elem := rdbiotest.JSONish(rng, size)
-	var enc rdbio.LZFEncoder
+	var enc lzf.Encoder
 	comp, ok := enc.Encode(nil, elem, size+size/32+8)
 	if !ok {
 		t.Fatal("LZF encoding failed")
@@ -333,7 +335,7 @@ func TestPlainNodeStreamsInBoundedMemory(t *testing.T) {
 			inR.CloseWithError(err)
 			outW.CloseWithError(err)
 		}()
-		head, tail, err := rdbio.SingleEntryFrame(rdbio.BlobZiplist, size)
+		head, tail, err := blob.SingleEntryFrame(blob.Ziplist, size)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,12 +8,14 @@ import (
 	"strconv"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
 // blobConversion turns a value stored as one blob into a type the target
-// reads, element by element (rdbio.Recode), within the string cap.
+// reads, element by element (blob.Recode), within the string cap.
 type blobConversion struct {
-	from rdbio.Blob
+	from blob.Kind
 	// to are the types tried, in order: a set listpack becomes an intset
 	// when every member is an integer, else a plain set.
 	to []rdbio.Type
@@ -23,9 +25,9 @@ type blobConversion struct {
 // does not read their type: listpack hashes and sorted sets as ziplists
 // (redis ≤ 6.2), set listpacks as intsets or plain sets (redis ≤ 7.0).
 var blobConversions = map[rdbio.Type]blobConversion{
-	rdbio.TypeHashListpack: {from: rdbio.BlobListpack, to: []rdbio.Type{rdbio.TypeHashZiplist}},
-	rdbio.TypeZsetListpack: {from: rdbio.BlobListpack, to: []rdbio.Type{rdbio.TypeZsetZiplist}},
-	rdbio.TypeSetListpack:  {from: rdbio.BlobListpack, to: []rdbio.Type{rdbio.TypeSetIntset, rdbio.TypeSet}},
+	rdbio.TypeHashListpack: {from: blob.Listpack, to: []rdbio.Type{rdbio.TypeHashZiplist}},
+	rdbio.TypeZsetListpack: {from: blob.Listpack, to: []rdbio.Type{rdbio.TypeZsetZiplist}},
+	rdbio.TypeSetListpack:  {from: blob.Listpack, to: []rdbio.Type{rdbio.TypeSetIntset, rdbio.TypeSet}},
 }
 
 // reencode converts rec's value when a conversion exists whose types the
@@ -65,12 +67,12 @@ func (c *converter) reencode(rec *rdbio.Record, name string) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	blob, err := rdbio.DecodeValueBlob(c.blob[:0], value, 0, capBytes)
+	b, err := rdbio.DecodeValueBlob(c.blob[:0], value, 0, capBytes)
 	if err != nil {
 		return true, fmt.Errorf("offset %d, key %q: %w", rec.Offset, rec.Key, err)
 	}
-	c.blob = blob
-	typ, value, err := c.recode(conv, blob, capBytes)
+	c.blob = b
+	typ, value, err := c.recode(conv, b, capBytes)
 	if err != nil {
 		return true, fmt.Errorf("offset %d, key %q: re-encoding %s: %w", rec.Offset, rec.Key, name, err)
 	}
@@ -84,21 +86,21 @@ func (c *converter) reencode(rec *rdbio.Record, name string) (bool, error) {
 	return true, c.g.skipTo(c.r.Offset())
 }
 
-// recode re-encodes blob into the first of conv's types that takes it and
+// recode re-encodes src into the first of conv's types that takes it and
 // returns that type and the value as the RDB stores it.
-func (c *converter) recode(conv blobConversion, blob []byte, capBytes int) (rdbio.Type, []byte, error) {
+func (c *converter) recode(conv blobConversion, src []byte, capBytes int) (rdbio.Type, []byte, error) {
 	for _, t := range conv.to {
 		switch t {
 		case rdbio.TypeHashZiplist, rdbio.TypeZsetZiplist:
-			w := rdbio.NewZiplistWriter(capBytes)
-			if err := rdbio.Recode(w, conv.from, blob); err != nil {
+			w := blob.NewZiplistWriter(capBytes)
+			if err := blob.Recode(w, conv.from, src); err != nil {
 				return 0, nil, err
 			}
 			return t, rawString(w.Bytes()), nil
 		case rdbio.TypeSetIntset:
-			w := rdbio.NewIntsetWriter(capBytes)
-			err := rdbio.Recode(w, conv.from, blob)
-			if errors.Is(err, rdbio.ErrNotInteger) {
+			w := blob.NewIntsetWriter(capBytes)
+			err := blob.Recode(w, conv.from, src)
+			if errors.Is(err, blob.ErrNotInteger) {
 				continue
 			}
 			if err != nil {
@@ -106,7 +108,7 @@ func (c *converter) recode(conv blobConversion, blob []byte, capBytes int) (rdbi
 			}
 			return t, rawString(w.Bytes()), nil
 		case rdbio.TypeSet:
-			v, err := plainSet(conv.from, blob, capBytes)
+			v, err := plainSet(conv.from, src, capBytes)
 			return t, v, err
 		}
 	}
@@ -120,14 +122,14 @@ func rawString(b []byte) []byte { return appendRaw(nil, b) }
 // then each member as a string, at most twice the cap. It walks the blob
 // twice, counting the members first, so that nothing but the output is
 // held beside it.
-func plainSet(from rdbio.Blob, blob []byte, capBytes int) ([]byte, error) {
+func plainSet(from blob.Kind, src []byte, capBytes int) ([]byte, error) {
 	n := uint64(0)
-	if err := rdbio.Entries(from, blob, func(rdbio.Entry) error { n++; return nil }); err != nil {
+	if err := blob.Entries(from, src, func(blob.Entry) error { n++; return nil }); err != nil {
 		return nil, err
 	}
 	out := rdbio.AppendLen(nil, n)
 	var digits [24]byte
-	err := rdbio.Entries(from, blob, func(e rdbio.Entry) error {
+	err := blob.Entries(from, src, func(e blob.Entry) error {
 		m := e.Str
 		if e.IsInt {
 			m = strconv.AppendInt(digits[:0], e.Int, 10)
@@ -156,7 +158,7 @@ func (c *converter) listToZiplists(rec *rdbio.Record, name string) error {
 	c.rep.Keys++
 	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset, "as list-quicklist (type 14), each node a ziplist", "")
 	if c.zw == nil {
-		c.zw = rdbio.NewZiplistWriter(capBytes)
+		c.zw = blob.NewZiplistWriter(capBytes)
 	}
 	nodes, err := c.r.Value().Nodes()
 	if err != nil {
@@ -190,7 +192,7 @@ func streamsPlain(n *rdbio.Node) bool {
 
 // plainNode writes the current PLAIN node n (streamsPlain) as an RDB string holding
 // a ziplist of its one element: the string's header with the ziplist's
-// length, the ziplist head (rdbio.SingleEntryFrame), the element's decoded
+// length, the ziplist head (blob.SingleEntryFrame), the element's decoded
 // bytes and the ziplist tail. The element streams from Data when it was
 // captured, else from the input (Nodes.CopyDecoded); an LZF payload
 // is decoded as a stream. Memory stays bounded (an LZF window and buffers),
@@ -198,7 +200,7 @@ func streamsPlain(n *rdbio.Node) bool {
 // bytes (else ErrCorrupt).
 func (c *converter) plainNode(nodes *rdbio.Nodes) error {
 	n := nodes.Node()
-	head, tail, err := rdbio.SingleEntryFrame(rdbio.BlobZiplist, n.ULen)
+	head, tail, err := blob.SingleEntryFrame(blob.Ziplist, n.ULen)
 	if err != nil {
 		return err
 	}
@@ -213,9 +215,9 @@ func (c *converter) plainNode(nodes *rdbio.Nodes) error {
 			_, err := w.Write(n.Data)
 			return err
 		}
-		z := rdbio.NewLZFReader(bytes.NewReader(n.Data), int64(n.ULen))
+		z := lzf.NewReader(bytes.NewReader(n.Data), int64(n.ULen))
 		got, err := io.Copy(w, z)
-		if errors.Is(err, rdbio.ErrLZFCorrupt) {
+		if errors.Is(err, lzf.ErrCorrupt) {
 			return fmt.Errorf("%w: LZF node of %d bytes does not decode to %d: %w", rdbio.ErrCorrupt, len(n.Data), n.ULen, err)
 		}
 		if err == nil && uint64(got) != n.ULen {
@@ -263,7 +265,7 @@ func (c *converter) nodeZiplist(n *rdbio.Node, capBytes int) ([]byte, error) {
 		}
 		return c.zw.Bytes(), nil
 	}
-	if err := rdbio.Recode(c.zw, rdbio.BlobListpack, data); err != nil {
+	if err := blob.Recode(c.zw, blob.Listpack, data); err != nil {
 		return nil, err
 	}
 	return c.zw.Bytes(), nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 // Up-conversions of the old value types a target may not read (Dragonfly
@@ -155,7 +156,7 @@ func (c *converter) packList(value []byte, at int64, rec *rdbio.Record, node fun
 	if err != nil {
 		return fail(0, fmt.Errorf("element count: %w", err))
 	}
-	lp := rdbio.NewListpackWriter(quicklistNodeBytes)
+	lp := blob.NewListpackWriter(quicklistNodeBytes)
 	flush := func() error {
 		if lp.Len() == 0 {
 			return nil
@@ -200,12 +201,12 @@ func (c *converter) zipmapToHash(rec *rdbio.Record, name string, t rdbio.Type) e
 	if err != nil {
 		return err
 	}
-	blob, err := rdbio.DecodeValueBlob(c.blob[:0], value, 0, c.cap)
+	zm, err := rdbio.DecodeValueBlob(c.blob[:0], value, 0, c.cap)
 	if err != nil {
 		return fmt.Errorf("offset %d, key %q: %w", rec.Offset, rec.Key, err)
 	}
-	c.blob = blob
-	hash, err := zipmapAs(t, blob, c.cap)
+	c.blob = zm
+	hash, err := zipmapAs(t, zm, c.cap)
 	if err != nil {
 		return fmt.Errorf("offset %d, key %q: re-encoding %s: %w", rec.Offset, rec.Key, name, err)
 	}
@@ -217,16 +218,16 @@ func (c *converter) zipmapToHash(rec *rdbio.Record, name string, t rdbio.Type) e
 // zipmapAs re-encodes a zipmap as the blob of hash type t (16: a
 // listpack, 13: a ziplist) of at most capBytes bytes.
 func zipmapAs(t rdbio.Type, zipmap []byte, capBytes int) ([]byte, error) {
-	var w rdbio.EntryWriter
+	var w blob.EntryWriter
 	switch t {
 	case rdbio.TypeHashListpack:
-		w = rdbio.NewListpackWriter(capBytes)
+		w = blob.NewListpackWriter(capBytes)
 	case rdbio.TypeHashZiplist:
-		w = rdbio.NewZiplistWriter(capBytes)
+		w = blob.NewZiplistWriter(capBytes)
 	default:
 		return nil, fmt.Errorf("convert: zipmap as type %d", t)
 	}
-	if err := rdbio.Recode(w, rdbio.BlobZipmap, zipmap); err != nil {
+	if err := blob.Recode(w, blob.Zipmap, zipmap); err != nil {
 		return nil, err
 	}
 	if w.Len()%2 != 0 {

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -187,7 +188,7 @@ func keyValues(t *testing.T, b []byte) []keyValue {
 }
 
 func (kv *keyValue) decode(r *rdbio.Reader, typ rdbio.Type) error {
-	add := func(e rdbio.Entry) error {
+	add := func(e blob.Entry) error {
 		if e.IsInt {
 			kv.elems = append(kv.elems, strconv.FormatInt(e.Int, 10))
 		} else {
@@ -215,7 +216,7 @@ func (kv *keyValue) decode(r *rdbio.Reader, typ rdbio.Type) error {
 				kv.elems = append(kv.elems, string(data))
 				return true, nil
 			}
-			return true, rdbio.Entries(rdbio.NodeBlob(typ), data, add)
+			return true, blob.Entries(rdbio.NodeBlob(typ), data, add)
 		})
 		return err
 	case rdbio.TypeList, rdbio.TypeHashZipmap, rdbio.TypeHashZiplist, rdbio.TypeHashListpack:
@@ -226,11 +227,11 @@ func (kv *keyValue) decode(r *rdbio.Reader, typ rdbio.Type) error {
 		}
 		if typ != rdbio.TypeList {
 			kind, _, _, _ := typ.Blob()
-			blob, err := rdbio.DecodeValueBlob(nil, buf.Buf, 0, rdbio.DefaultCap)
+			b, err := rdbio.DecodeValueBlob(nil, buf.Buf, 0, rdbio.DefaultCap)
 			if err != nil {
 				return err
 			}
-			return rdbio.Entries(kind, blob, add)
+			return blob.Entries(kind, b, add)
 		}
 		s := rdbio.NewStringScanner(buf.Buf, rdbio.DefaultCap)
 		n, err := s.Len()
@@ -312,10 +313,10 @@ func checkNodes(t *testing.T, kv keyValue) {
 	t.Helper()
 	// alone is the size of a listpack holding only the string e.
 	alone := func(e string) int {
-		if v, ok := rdbio.RedisInt([]byte(e)); ok {
-			return 7 + int(rdbio.ListpackIntSize(v))
+		if v, ok := blob.RedisInt([]byte(e)); ok {
+			return 7 + int(blob.ListpackIntSize(v))
 		}
-		return 7 + int(rdbio.ListpackStringSize(int64(len(e))))
+		return 7 + int(blob.ListpackStringSize(int64(len(e))))
 	}
 	plain, first := 0, 0
 	for i, n := range kv.nodes {
@@ -437,12 +438,12 @@ func TestZipmapAsZiplist(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kind := rdbio.BlobListpack
+		kind := blob.Listpack
 		if typ == rdbio.TypeHashZiplist {
-			kind = rdbio.BlobZiplist
+			kind = blob.Ziplist
 		}
 		var got []string
-		err = rdbio.Entries(kind, b, func(e rdbio.Entry) error {
+		err = blob.Entries(kind, b, func(e blob.Entry) error {
 			if e.IsInt {
 				got = append(got, strconv.FormatInt(e.Int, 10))
 			} else {
@@ -453,7 +454,7 @@ func TestZipmapAsZiplist(t *testing.T) {
 		if err != nil || !slices.Equal(got, []string{"a", "1", "bb", "x"}) {
 			t.Errorf("type %d: %q, %v", typ, got, err)
 		}
-		if err := rdbio.CheckBlob(kind, b, true, 2); err != nil {
+		if err := blob.Check(kind, b, true, 2); err != nil {
 			t.Errorf("type %d: %v", typ, err)
 		}
 	}

@@ -1,9 +1,14 @@
 package rdbiotest
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/rdbz/rdbz/rdbio/crc64"
+)
 
 // Builders of the blobs Redis stores small values in, for tests that need
-// well-formed ones to start from or damage (rdb-format.md §5.3, §5.4).
+// well-formed ones to start from or damage (layouts: the files of
+// rdbio/blob).
 
 // ZiplistOf builds a ziplist of short strings (< 64 bytes, ZIP_STR_06B).
 func ZiplistOf(entries ...string) []byte {
@@ -67,4 +72,49 @@ func ZipmapOf(kv ...string) []byte {
 		b = append(b, s...)
 	}
 	return append(b, 0xFF)
+}
+
+// OddZiplistEntries are the strings OddZiplist holds.
+var OddZiplistEntries = []string{"abc", "hello", "x"}
+
+// OddZiplist is a ziplist that redis reads but does not write: its header
+// count is 65535 ("unknown": the servers count by walking), "abc" has the
+// encoding byte 0x81 (below 0xC0 only the top two bits count: a 32-bit
+// length, as 0x80), "hello" a 14-bit length (0x40|len, where 0x05 alone
+// would do), "x" the encoding byte 0xBF (a 32-bit length again).
+func OddZiplist() []byte {
+	zl := ZiplistOfEntries(
+		[]byte{0x81, 0, 0, 0, 3, 'a', 'b', 'c'},
+		[]byte{0x40, 5, 'h', 'e', 'l', 'l', 'o'},
+		[]byte{0xBF, 0, 0, 0, 1, 'x'},
+	)
+	binary.LittleEndian.PutUint16(zl[8:], 0xFFFF)
+	return zl
+}
+
+// QuicklistFile is an RDB 9 file (redis 5.0 to 6.2 write it; 7.0 and later
+// read it) of one quicklist list (type 14) under key, whose nodes are the
+// given ziplists, stored raw.
+func QuicklistFile(key string, nodes ...[]byte) []byte {
+	str := func(b, s []byte) []byte { return append(appendLen(b, len(s)), s...) }
+	b := []byte("REDIS0009")
+	b = append(b, 0xFE, 0, 14) // SELECTDB 0, type 14
+	b = str(b, []byte(key))
+	b = appendLen(b, len(nodes))
+	for _, n := range nodes {
+		b = str(b, n)
+	}
+	b = append(b, 0xFF) // EOF
+	return binary.LittleEndian.AppendUint64(b, crc64.Checksum(b))
+}
+
+// appendLen appends an RDB length.
+func appendLen(b []byte, n int) []byte {
+	switch {
+	case n < 1<<6:
+		return append(b, byte(n))
+	case n < 1<<14:
+		return append(b, 0x40|byte(n>>8), byte(n))
+	}
+	return binary.BigEndian.AppendUint32(append(b, 0x80), uint32(n))
 }

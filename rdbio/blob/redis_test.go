@@ -1,4 +1,4 @@
-package rdbio
+package blob_test
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -19,8 +21,8 @@ import (
 // built by commands in redis 6.2 (ziplists, intsets), 7.0 (listpacks) and
 // 7.2 (set listpacks, PLAIN list nodes), each saves a dump, and every blob
 // in it must be what its writer builds from the blob's own entries, and
-// what the other server built for the same key must be what Recode (or
-// SingleEntryFrame) makes of it.
+// what the other server built for the same key must be what blob.Recode (or
+// blob.SingleEntryFrame) makes of it.
 
 // codecCommands builds keys of every blob kind and encoding boundary.
 func codecCommands() [][]string {
@@ -56,7 +58,7 @@ func codecCommands() [][]string {
 // serverBlob is one blob of a key in a server's dump, or a PLAIN list
 // node (plain set, data the element).
 type serverBlob struct {
-	kind  Blob
+	kind  blob.Kind
 	plain bool
 	data  []byte
 }
@@ -96,7 +98,7 @@ func serverBlobs(t *testing.T, bin string, args ...string) map[string][]serverBl
 // dumpBlobs reads the blobs of every key of an RDB file.
 func dumpBlobs(t *testing.T, dump []byte) map[string][]serverBlob {
 	t.Helper()
-	r, err := NewReader(bytes.NewReader(dump), Options{Cap: 1 << 24})
+	r, err := rdbio.NewReader(bytes.NewReader(dump), rdbio.Options{Cap: 1 << 24})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,27 +111,27 @@ func dumpBlobs(t *testing.T, dump []byte) map[string][]serverBlob {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rec.Kind != KindKey {
+		if rec.Kind != rdbio.KindKey {
 			continue
 		}
 		key := string(rec.Key)
-		if IsList(rec.Type) {
-			kind := NodeBlob(rec.Type)
-			var nodes *Nodes
+		if rdbio.IsList(rec.Type) {
+			kind := rdbio.NodeBlob(rec.Type)
+			var nodes *rdbio.Nodes
 			if nodes, err = r.Value().Nodes(); err != nil {
 				t.Fatal(err)
 			}
 			for nodes.Next() {
 				n := nodes.Node()
-				if n.Enc != EncRaw || n.Data == nil {
+				if n.Enc != rdbio.EncRaw || n.Data == nil {
 					t.Fatalf("%s: node stored %s", key, n.Enc)
 				}
 				out[key] = append(out[key], serverBlob{kind: kind, plain: n.Container == 1, data: bytes.Clone(n.Data)})
 			}
 			err = nodes.Err()
 		} else {
-			_, err = r.Value().Visit(func(e *Elem) error {
-				if e.Kind == ElemBlob {
+			_, err = r.Value().Visit(func(e *rdbio.Elem) error {
+				if e.Kind == rdbio.ElemBlob {
 					out[key] = append(out[key], serverBlob{kind: e.Blob, data: bytes.Clone(e.Data)})
 				}
 				return nil
@@ -142,28 +144,28 @@ func dumpBlobs(t *testing.T, dump []byte) map[string][]serverBlob {
 }
 
 // writerOf is a writer of blobs of the given kind.
-func writerOf(kind Blob) EntryWriter {
+func writerOf(kind blob.Kind) blob.EntryWriter {
 	switch kind {
-	case BlobListpack:
-		return NewListpackWriter(1 << 24)
-	case BlobZiplist:
-		return NewZiplistWriter(1 << 24)
+	case blob.Listpack:
+		return blob.NewListpackWriter(1 << 24)
+	case blob.Ziplist:
+		return blob.NewZiplistWriter(1 << 24)
 	}
-	return NewIntsetWriter(1 << 24)
+	return blob.NewIntsetWriter(1 << 24)
 }
 
 // recoded is the blob src (of kind from) re-encoded as kind to.
-func recoded(t *testing.T, to Blob, from serverBlob) []byte {
+func recoded(t *testing.T, to blob.Kind, from serverBlob) []byte {
 	t.Helper()
 	if from.plain {
-		head, tail, err := SingleEntryFrame(to, uint64(len(from.data)))
+		head, tail, err := blob.SingleEntryFrame(to, uint64(len(from.data)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return bytes.Join([][]byte{head, from.data, tail}, nil)
 	}
 	w := writerOf(to)
-	if err := Recode(w, from.kind, from.data); err != nil {
+	if err := blob.Recode(w, from.kind, from.data); err != nil {
 		t.Fatalf("%s → %s: %v", from.kind, to, err)
 	}
 	return w.Bytes()
@@ -171,7 +173,7 @@ func recoded(t *testing.T, to Blob, from serverBlob) []byte {
 
 // checkSameServer requires every blob of a dump to be what its writer
 // builds from its entries, and a blob of one long string to be that
-// string in SingleEntryFrame's frame; it returns how many were compared.
+// string in blob.SingleEntryFrame's frame; it returns how many were compared.
 func checkSameServer(t *testing.T, name string, blobs map[string][]serverBlob) int {
 	n := 0
 	for key, bs := range blobs {
@@ -183,15 +185,15 @@ func checkSameServer(t *testing.T, name string, blobs map[string][]serverBlob) i
 				t.Errorf("%s %s blob %d (%s, %d bytes): the writer builds other bytes (%d)", name, key, i, b.kind, len(b.data), len(got))
 			}
 			n++
-			if b.kind == BlobIntset {
+			if b.kind == blob.Intset {
 				continue
 			}
-			var es []Entry
-			_ = Entries(b.kind, b.data, func(e Entry) error { es = append(es, e); return nil })
+			var es []blob.Entry
+			_ = blob.Entries(b.kind, b.data, func(e blob.Entry) error { es = append(es, e); return nil })
 			if len(es) == 1 && len(es[0].Str) > 20 {
 				one := serverBlob{plain: true, data: es[0].Str}
 				if got := recoded(t, b.kind, one); !bytes.Equal(got, b.data) {
-					t.Errorf("%s %s blob %d: SingleEntryFrame's %s differs", name, key, i, b.kind)
+					t.Errorf("%s %s blob %d: blob.SingleEntryFrame's %s differs", name, key, i, b.kind)
 				}
 			}
 		}
@@ -240,13 +242,13 @@ func TestWritersMatchServers(t *testing.T) {
 	t.Logf("redis 6.2 → 7.0: %d blobs", checkAcross(t, "redis 7.0", v70, "redis 6.2", v62, ""))
 	// Redis 7.2 writes a score in the fewest digits that read back as it
 	// (3.141592653589793), 6.2 and 7.0 in 17 (3.1415926535897931): the
-	// same double, other entry bytes. Entries are re-encoded as they are.
+	// same double, other entry bytes. blob.Entries are re-encoded as they are.
 	t.Logf("redis 7.2 → 6.2: %d blobs", checkAcross(t, "redis 6.2", v62, "redis 7.2", v72, "z"))
-	z62, z72 := v62["z"][0], recoded(t, BlobZiplist, v72["z"][0])
-	if err := CheckBlob(BlobZiplist, z72, true, 2); err != nil {
+	z62, z72 := v62["z"][0], recoded(t, blob.Ziplist, v72["z"][0])
+	if err := blob.Check(blob.Ziplist, z72, true, 2); err != nil {
 		t.Error(err)
 	}
-	want, got := blobTexts(t, BlobZiplist, z62.data), blobTexts(t, BlobZiplist, z72)
+	want, got := blobTexts(t, blob.Ziplist, z62.data), blobTexts(t, blob.Ziplist, z72)
 	for i := range max(len(want), len(got)) {
 		if i >= len(want) || i >= len(got) {
 			t.Fatalf("z: %d entries from redis 7.2, %d in redis 6.2", len(got), len(want))
@@ -257,9 +259,9 @@ func TestWritersMatchServers(t *testing.T) {
 			t.Errorf("z entry %d: %q from redis 7.2, %q in redis 6.2", i, got[i], want[i])
 		}
 	}
-	if bs := v72["s:str"]; len(bs) != 1 || bs[0].kind != BlobListpack {
+	if bs := v72["s:str"]; len(bs) != 1 || bs[0].kind != blob.Listpack {
 		t.Errorf("redis 7.2 saved s:str as %v, not a set listpack", bs)
-	} else if err := Recode(NewIntsetWriter(1<<20), BlobListpack, bs[0].data); !errors.Is(err, ErrNotInteger) {
+	} else if err := blob.Recode(blob.NewIntsetWriter(1<<20), blob.Listpack, bs[0].data); !errors.Is(err, blob.ErrNotInteger) {
 		t.Errorf("set listpack of strings recoded as an intset: %v", err)
 	}
 }
@@ -273,12 +275,12 @@ func TestCountUnknownMatchesServers(t *testing.T) {
 		t.Skip("starts redis servers; skipped in -short mode")
 	}
 	var file bytes.Buffer
-	w, err := NewWriter(&file, Header{Magic: "REDIS0009", Version: 9})
+	w, err := rdbio.NewWriter(&file, rdbio.Header{Magic: "REDIS0009", Version: 9})
 	if err != nil {
 		t.Fatal(err)
 	}
 	const fields = 40000
-	_, _ = w.Write([]byte{OpSelectDB, 0, TypeHash})
+	_, _ = w.Write([]byte{rdbio.OpSelectDB, 0, rdbio.TypeHash})
 	_ = w.WriteString([]byte("h:big"))
 	_ = w.WriteLen(fields)
 	for i := range fields {
@@ -312,7 +314,7 @@ func TestCountUnknownMatchesServers(t *testing.T) {
 			t.Fatalf("%s saved h:big as %d blobs", bin, len(bs))
 		}
 		got := recoded(t, bs[0].kind, bs[0])
-		if n, _ := BlobCount(bs[0].kind, bs[0].data, false); !bytes.Equal(got, bs[0].data) || n != 0 {
+		if n, _ := blob.Count(bs[0].kind, bs[0].data, false); !bytes.Equal(got, bs[0].data) || n != 0 {
 			t.Errorf("%s: the %s of %d entries differs from the writer's (header count known: %d)", bin, bs[0].kind, 2*fields, n)
 		}
 	}

@@ -1,4 +1,4 @@
-package rdbio
+package lzf_test
 
 import (
 	"bytes"
@@ -9,15 +9,16 @@ import (
 	"testing"
 
 	hdtlzf "github.com/hdt3213/rdb/lzf"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
-// lzfBound is a budget no stream can exceed, with room for lzf_c.c's
+// bound is a budget no stream can exceed, with room for lzf_c.c's
 // conservative checks: one control byte per 32 literals plus slack.
-func lzfBound(n int) int { return n + n/32 + 8 }
+func bound(n int) int { return n + n/32 + 8 }
 
-// lzfInputs returns named inputs covering the encoder's paths.
-func lzfInputs() map[string][]byte {
+// inputs returns named inputs covering the encoder's paths.
+func inputs() map[string][]byte {
 	r := rand.New(rand.NewPCG(1, 2))
 	in := map[string][]byte{
 		"empty":    {},
@@ -42,10 +43,10 @@ func lzfInputs() map[string][]byte {
 }
 
 func TestLZFRoundTrip(t *testing.T) {
-	var enc LZFEncoder
-	for name, src := range lzfInputs() {
+	var enc lzf.Encoder
+	for name, src := range inputs() {
 		t.Run(name, func(t *testing.T) {
-			z, ok := enc.Encode(nil, src, lzfBound(len(src)))
+			z, ok := enc.Encode(nil, src, bound(len(src)))
 			if len(src) == 0 {
 				if ok {
 					t.Fatal("empty input encoded; lzf_compress returns 0 for it")
@@ -53,9 +54,9 @@ func TestLZFRoundTrip(t *testing.T) {
 				return
 			}
 			if !ok {
-				t.Fatalf("encode of %d bytes failed with budget %d", len(src), lzfBound(len(src)))
+				t.Fatalf("encode of %d bytes failed with budget %d", len(src), bound(len(src)))
 			}
-			got, err := LZFDecode(nil, z, len(src))
+			got, err := lzf.Decode(nil, z, len(src))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,17 +73,17 @@ func TestLZFRoundTrip(t *testing.T) {
 }
 
 // TestLZFTableState checks that the table's leftovers never change the output
-// (see LZFEncoder): a dirty encoder must match a fresh one on every input.
+// (see lzf.Encoder): a dirty encoder must match a fresh one on every input.
 func TestLZFTableState(t *testing.T) {
-	dirty := new(LZFEncoder)
+	dirty := new(lzf.Encoder)
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := range 300 {
 		// Dirty the table with unrelated data of assorted kinds.
 		junk := [][]byte{rdbiotest.JSONish(r, 9000), rdbiotest.Patchy(r, 3000), rdbiotest.LowEntropy(r, 500)}[i%3]
-		dirty.Encode(nil, junk, lzfBound(len(junk)))
+		dirty.Encode(nil, junk, bound(len(junk)))
 		src := [][]byte{rdbiotest.JSONish(r, 1+r.IntN(9000)), rdbiotest.Patchy(r, 1+r.IntN(3000)), rdbiotest.LowEntropy(r, 1+r.IntN(500))}[r.IntN(3)]
-		want, _ := new(LZFEncoder).Encode(nil, src, lzfBound(len(src)))
-		got, _ := dirty.Encode(nil, src, lzfBound(len(src)))
+		want, _ := new(lzf.Encoder).Encode(nil, src, bound(len(src)))
+		got, _ := dirty.Encode(nil, src, bound(len(src)))
 		if !bytes.Equal(got, want) {
 			t.Fatalf("input %d: a used table changed the output", i)
 		}
@@ -93,12 +94,12 @@ func TestLZFTableState(t *testing.T) {
 // that the fit decision is monotonic in budget, and that lzf_c.c's
 // conservative checks ask for at most 4 bytes beyond the stream's length.
 func TestLZFBudget(t *testing.T) {
-	var enc LZFEncoder
-	for name, src := range lzfInputs() {
+	var enc lzf.Encoder
+	for name, src := range inputs() {
 		if len(src) == 0 || len(src) > 9000 {
 			continue
 		}
-		full, ok := enc.Encode(nil, src, lzfBound(len(src)))
+		full, ok := enc.Encode(nil, src, bound(len(src)))
 		if !ok {
 			t.Fatalf("%s: encode failed", name)
 		}
@@ -122,7 +123,7 @@ func TestLZFBudget(t *testing.T) {
 }
 
 func TestLZFRedisSave(t *testing.T) {
-	var enc LZFEncoder
+	var enc lzf.Encoder
 	tests := []struct {
 		name string
 		src  []byte
@@ -168,7 +169,7 @@ func TestLZFVectors(t *testing.T) {
 		{"unrolled compare, maxlen 18", "Q0123456789abcdefghijK0123456789abcdefghij",
 			append([]byte("\x15Q0123456789abcdefghijK"), 0xe0, 0x0a, 0x14, 0x00, 'j')},
 	}
-	var enc LZFEncoder
+	var enc lzf.Encoder
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			z, ok := enc.RedisSave(nil, []byte(tt.src))
@@ -179,9 +180,9 @@ func TestLZFVectors(t *testing.T) {
 			if err != nil || string(other) != tt.src {
 				t.Fatalf("hdt3213/rdb/lzf decodes %q, %v", other, err)
 			}
-			got, err := LZFDecode(nil, tt.z, len(tt.src))
+			got, err := lzf.Decode(nil, tt.z, len(tt.src))
 			if err != nil || string(got) != tt.src {
-				t.Fatalf("LZFDecode = %q, %v", got, err)
+				t.Fatalf("Decode = %q, %v", got, err)
 			}
 		})
 	}
@@ -207,20 +208,20 @@ func TestLZFDecodeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := LZFDecode(make([]byte, 0, 64), tt.z, tt.ulen)
-			if !errors.Is(err, ErrLZFCorrupt) {
-				t.Fatalf("LZFDecode = %q, %v; want ErrLZFCorrupt", got, err)
+			got, err := lzf.Decode(make([]byte, 0, 64), tt.z, tt.ulen)
+			if !errors.Is(err, lzf.ErrCorrupt) {
+				t.Fatalf("Decode = %q, %v; want lzf.ErrCorrupt", got, err)
 			}
 		})
 	}
 }
 
 func TestLZFDecodeReusesDst(t *testing.T) {
-	var enc LZFEncoder
+	var enc lzf.Encoder
 	src := rdbiotest.JSONish(rand.New(rand.NewPCG(9, 9)), 5000)
-	z, _ := enc.Encode(nil, src, lzfBound(len(src)))
+	z, _ := enc.Encode(nil, src, bound(len(src)))
 	buf := make([]byte, 10, 6000)
-	got, err := LZFDecode(buf, z, len(src))
+	got, err := lzf.Decode(buf, z, len(src))
 	if err != nil || !bytes.Equal(got, src) {
 		t.Fatalf("decode: %v", err)
 	}
@@ -228,26 +229,26 @@ func TestLZFDecodeReusesDst(t *testing.T) {
 		t.Fatal("dst storage not reused")
 	}
 	small := make([]byte, 0, 100)
-	got, err = LZFDecode(small, z, len(src))
+	got, err = lzf.Decode(small, z, len(src))
 	if err != nil || cap(got) != len(src) {
 		t.Fatalf("grown dst: cap %d, err %v; want cap %d", cap(got), err, len(src))
 	}
 }
 
 func FuzzLZFDecode(f *testing.F) {
-	var enc LZFEncoder
-	for _, src := range lzfInputs() {
-		if z, ok := enc.Encode(nil, src, lzfBound(len(src))); ok && len(src) < 5000 {
+	var enc lzf.Encoder
+	for _, src := range inputs() {
+		if z, ok := enc.Encode(nil, src, bound(len(src))); ok && len(src) < 5000 {
 			f.Add(z, uint16(len(src)))
 		}
 	}
 	f.Add([]byte{0xff, 0xff, 0xff}, uint16(300))
 	f.Add([]byte{0x00, 'a', 0xe0, 0xff, 0x00}, uint16(266))
 	f.Fuzz(func(t *testing.T, z []byte, ulen uint16) {
-		got, err := LZFDecode(nil, z, int(ulen))
+		got, err := lzf.Decode(nil, z, int(ulen))
 		if err != nil {
-			if !errors.Is(err, ErrLZFCorrupt) {
-				t.Fatalf("error does not wrap ErrLZFCorrupt: %v", err)
+			if !errors.Is(err, lzf.ErrCorrupt) {
+				t.Fatalf("error does not wrap lzf.ErrCorrupt: %v", err)
 			}
 			return
 		}
@@ -257,29 +258,35 @@ func FuzzLZFDecode(f *testing.F) {
 		if other, err := hdtlzf.Decompress(z, len(z), int(ulen)); err == nil && len(z) > 0 && !bytes.Equal(other, got) {
 			t.Fatalf("hdt3213/rdb/lzf decodes differently")
 		}
+		for _, want := range []int{0, 1, 10, int(ulen) / 2, int(ulen)} {
+			pre, err := lzf.DecodePrefix(nil, z, want, int(ulen))
+			if err != nil || len(pre) < min(want, int(ulen)) || !bytes.Equal(pre, got[:len(pre)]) {
+				t.Fatalf("DecodePrefix(want %d) = %d bytes, %v; not a prefix of Decode's", want, len(pre), err)
+			}
+		}
 	})
 }
 
 func FuzzLZFEncode(f *testing.F) {
-	for _, src := range lzfInputs() {
+	for _, src := range inputs() {
 		if len(src) < 5000 {
 			f.Add(src)
 		}
 	}
-	dirty := new(LZFEncoder)
+	dirty := new(lzf.Encoder)
 	f.Fuzz(func(t *testing.T, src []byte) {
-		want, ok := new(LZFEncoder).Encode(nil, src, lzfBound(len(src)))
-		got, ok2 := dirty.Encode(nil, src, lzfBound(len(src)))
+		want, ok := new(lzf.Encoder).Encode(nil, src, bound(len(src)))
+		got, ok2 := dirty.Encode(nil, src, bound(len(src)))
 		if ok != ok2 || !bytes.Equal(got, want) {
 			t.Fatal("a used table changed the output")
 		}
 		if !ok {
 			if len(src) > 0 {
-				t.Fatal("encode failed within lzfBound")
+				t.Fatal("encode failed within bound")
 			}
 			return
 		}
-		back, err := LZFDecode(nil, got, len(src))
+		back, err := lzf.Decode(nil, got, len(src))
 		if err != nil || !bytes.Equal(back, src) {
 			t.Fatalf("round trip: %v", err)
 		}
@@ -290,8 +297,8 @@ func benchNode() []byte { return rdbiotest.JSONish(rand.New(rand.NewPCG(11, 12))
 
 func BenchmarkLZFEncode(b *testing.B) {
 	src := benchNode()
-	var enc LZFEncoder
-	dst := make([]byte, lzfBound(len(src)))
+	var enc lzf.Encoder
+	dst := make([]byte, bound(len(src)))
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -303,14 +310,14 @@ func BenchmarkLZFEncode(b *testing.B) {
 
 func BenchmarkLZFDecode(b *testing.B) {
 	src := benchNode()
-	var enc LZFEncoder
-	z, _ := enc.Encode(nil, src, lzfBound(len(src)))
+	var enc lzf.Encoder
+	z, _ := enc.Encode(nil, src, bound(len(src)))
 	dst := make([]byte, len(src))
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	b.ReportMetric(float64(len(src))/float64(len(z)), "ratio")
 	for b.Loop() {
-		if _, err := LZFDecode(dst, z, len(src)); err != nil {
+		if _, err := lzf.Decode(dst, z, len(src)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -321,7 +328,7 @@ func BenchmarkLZFDecode(b *testing.B) {
 // length up to 300: the decoder's 8-byte moves must never show through,
 // neither near the end of the output nor where a reference overlaps itself.
 func TestLZFDecodeShortCopies(t *testing.T) {
-	var enc LZFEncoder
+	var enc lzf.Encoder
 	rng := rand.New(rand.NewPCG(5, 6))
 	for period := 1; period <= 20; period++ {
 		for n := 1; n <= 300; n++ {
@@ -333,11 +340,11 @@ func TestLZFDecodeShortCopies(t *testing.T) {
 					src[i] = byte(rng.IntN(3))
 				}
 			}
-			z, ok := enc.Encode(nil, src, lzfBound(n))
+			z, ok := enc.Encode(nil, src, bound(n))
 			if !ok {
 				t.Fatalf("period %d length %d: encode failed", period, n)
 			}
-			got, err := LZFDecode(make([]byte, 0, n), z, n)
+			got, err := lzf.Decode(make([]byte, 0, n), z, n)
 			if err != nil || !bytes.Equal(got, src) {
 				t.Fatalf("period %d length %d: round trip mismatch (err %v)", period, n, err)
 			}

@@ -1,17 +1,17 @@
-package rdbio
+package blob
 
 import (
 	"fmt"
 	"math"
 )
 
-// Writers of the blobs Redis stores small values and list nodes in
-// (rdb-format.md §5.3, §5.4), encoding each entry as the server does, so
+// Writers of the blobs, encoding each entry as the server does, so
 // that a blob re-encoded from another kind is the one the server would
 // have built from the same elements. Each writer holds one blob, growing
 // it up to a cap the caller gives: an entry that would take it past the
 // cap is refused (an error wrapping ErrTooLarge) and the writer is left as
-// it was. docs/codecs.md describes the API.
+// it was. docs/codecs.md describes the API; each writer is in its
+// kind's file.
 
 // EntryWriter builds one blob from its entries. ListpackWriter,
 // ZiplistWriter, IntsetWriter and ZipmapWriter are EntryWriters.
@@ -43,7 +43,7 @@ var (
 // 6.2, a set listpack as an intset for redis ≤ 7.0, ...). The error wraps
 // ErrCorrupt (src is malformed), ErrTooLarge (over w's cap) or, for an
 // intset, ErrNotInteger (then the set needs another encoding).
-func Recode(w EntryWriter, from Blob, src []byte) error {
+func Recode(w EntryWriter, from Kind, src []byte) error {
 	return Entries(from, src, w.Append)
 }
 
@@ -102,7 +102,7 @@ func (b *blobBuf) Size() int { return len(b.buf) + 1 }
 
 // growTo checks that a blob of size bytes is within the cap max and the
 // format's limit (a u32 size field) before a writer grows to it.
-func growTo(kind Blob, size, max int) error {
+func growTo(kind Kind, size, max int) error {
 	if size > max || size > math.MaxUint32 {
 		return fmt.Errorf("%w: %s would grow to %d bytes (cap %d)", ErrTooLarge, kind, size, min(max, math.MaxUint32))
 	}
@@ -114,12 +114,12 @@ func growTo(kind Blob, size, max int) error {
 // bytes, so that a string over the cap (a PLAIN list node) can be written
 // as a one-entry blob without holding it. n must be over 20: a shorter
 // string may read as an integer and is encoded otherwise (use a writer).
-func SingleEntryFrame(kind Blob, n uint64) (head, tail []byte, err error) {
+func SingleEntryFrame(kind Kind, n uint64) (head, tail []byte, err error) {
 	if n <= 20 {
-		return nil, nil, fmt.Errorf("rdbio: one-entry frame for %d bytes: strings of at most 20 bytes need a writer", n)
+		return nil, nil, fmt.Errorf("blob: one-entry frame for %d bytes: strings of at most 20 bytes need a writer", n)
 	}
 	switch kind {
-	case BlobZiplist:
+	case Ziplist:
 		head = append(make([]byte, zlHeader, 16), 0) // no previous entry
 		head = appendZiplistStrHead(head, n)
 		size := uint64(len(head)) + n + 1
@@ -127,11 +127,11 @@ func SingleEntryFrame(kind Blob, n uint64) (head, tail []byte, err error) {
 			return nil, nil, err
 		}
 		putZiplistHeader(head, int(size), zlHeader, 1)
-		return head, []byte{blobEnd}, nil
-	case BlobListpack:
+		return head, []byte{endByte}, nil
+	case Listpack:
 		head = appendListpackStrHead(make([]byte, lpHeader, 16), n)
 		l := uint64(len(head)-lpHeader) + n
-		tail = append(appendBacklen(nil, l), blobEnd)
+		tail = append(appendBacklen(nil, l), endByte)
 		size := lpHeader + l + uint64(len(tail))
 		if err := growTo(kind, int(min(size, math.MaxInt)), math.MaxInt); err != nil {
 			return nil, nil, err
@@ -139,7 +139,5 @@ func SingleEntryFrame(kind Blob, n uint64) (head, tail []byte, err error) {
 		putListpackHeader(head, int(size), 1)
 		return head, tail, nil
 	}
-	return nil, nil, fmt.Errorf("%w: one-entry frame for a %s", ErrUnsupported, kind)
+	return nil, nil, fmt.Errorf("blob: no one-entry frame for a %s", kind)
 }
-
-const blobEnd = 0xFF // the end byte of a listpack, ziplist or zipmap

@@ -1,4 +1,4 @@
-package rdbio
+package blob
 
 import (
 	"encoding/binary"
@@ -6,6 +6,75 @@ import (
 	"math"
 	"slices"
 )
+
+// An intset (intset.c) is a u32 member width in bytes (2, 4 or 8) and a u32
+// member count, then the members, sorted and each once, little-endian
+// signed integers of that width.
+
+const intsetHeader = 8 // u32 width, u32 count
+
+// intsetHead decodes an intset's header: its width and count, when the
+// width is one of the three and the members fill the rest of b exactly.
+func intsetHead(b []byte) (width, count uint64, err error) {
+	if len(b) < intsetHeader {
+		return 0, 0, fault(0, "%d bytes, shorter than the header", len(b))
+	}
+	width = uint64(binary.LittleEndian.Uint32(b))
+	if width != 2 && width != 4 && width != 8 {
+		return 0, 0, fault(0, "encoding %d", width)
+	}
+	count = uint64(binary.LittleEndian.Uint32(b[4:]))
+	if intsetHeader+count*width != uint64(len(b)) {
+		return 0, 0, fault(4, "%d members of %d bytes in %d bytes", count, width, len(b))
+	}
+	return width, count, nil
+}
+
+// intsetAt is member i of an intset of the given width.
+func intsetAt(b []byte, width, i uint64) int64 {
+	p := intsetHeader + i*width
+	return leSigned(b[p : p+width])
+}
+
+// eachIntset calls fn with each member of the intset b until fn returns an
+// error, which it returns; it fails (a *blobError) when the header is not
+// one intsetHead takes.
+func eachIntset(b []byte, fn func(Entry) error) error {
+	width, count, err := intsetHead(b)
+	if err != nil {
+		return err
+	}
+	for i := range count {
+		if err := fn(Entry{IsInt: true, Int: intsetAt(b, width, i)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkIntset: encoding 2, 4 or 8; the size is the header and count
+// members; not empty; deep: members strictly increasing.
+func checkIntset(b []byte, deep bool) error {
+	width, count, err := intsetHead(b)
+	if err != nil {
+		return err
+	}
+	if count == 0 {
+		return fault(4, "empty")
+	}
+	if !deep {
+		return nil
+	}
+	prev := intsetAt(b, width, 0)
+	for i := uint64(1); i < count; i++ {
+		cur := intsetAt(b, width, i)
+		if cur <= prev {
+			return fault(intsetHeader+int(i*width), "members out of order")
+		}
+		prev = cur
+	}
+	return nil
+}
 
 // IntsetWriter builds an intset as intset.c does: the members sorted,
 // each once, all in the width the smallest or largest of them needs (2, 4
@@ -31,7 +100,7 @@ func (w *IntsetWriter) Len() int { return len(w.vals) }
 
 // Size is the size of the finished intset, before members added twice are
 // dropped.
-func (w *IntsetWriter) Size() int { return 8 + len(w.vals)*w.width }
+func (w *IntsetWriter) Size() int { return intsetHeader + len(w.vals)*w.width }
 
 // Append adds e: an integer, or a string that reads as one (RedisInt);
 // another string is refused with ErrNotInteger.
@@ -41,7 +110,7 @@ func (w *IntsetWriter) Append(e Entry) error {
 	}
 	v, ok := RedisInt(e.Str)
 	if !ok {
-		return fmt.Errorf("%w: intset member %s", ErrNotInteger, QuoteKey(e.Str, 32))
+		return fmt.Errorf("%w: intset member %.32q", ErrNotInteger, e.Str)
 	}
 	return w.AppendInt(v)
 }
@@ -52,7 +121,7 @@ func (w *IntsetWriter) AppendString(s []byte) error { return w.Append(Entry{Str:
 
 // AppendInt adds the member v.
 func (w *IntsetWriter) AppendInt(v int64) error {
-	if err := growTo(BlobIntset, 8+8*(len(w.vals)+1), w.max); err != nil {
+	if err := growTo(Intset, intsetHeader+8*(len(w.vals)+1), w.max); err != nil {
 		return err
 	}
 	w.vals = append(w.vals, v)

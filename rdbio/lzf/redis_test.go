@@ -1,4 +1,4 @@
-package rdbio
+package lzf_test
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -23,8 +24,8 @@ func TestLZFMatchesRedis(t *testing.T) {
 	values := redisTestValues()
 	dump := redisDump(t, values)
 
-	var enc LZFEncoder
-	lzfCount, nearMiss := 0, 0
+	var enc lzf.Encoder
+	count, nearMiss := 0, 0
 	for i, v := range values {
 		key := fmt.Sprintf("key:%05d", i)
 		stored, isLZF, err := findStringValue(dump, key)
@@ -41,14 +42,14 @@ func TestLZFMatchesRedis(t *testing.T) {
 			t.Errorf("%s: plain value in the dump differs from what was SET", key)
 		}
 		if isLZF {
-			lzfCount++
+			count++
 		}
-		if full, _ := enc.Encode(nil, v, lzfBound(len(v))); !ok && len(full) <= len(v)-4 {
+		if full, _ := enc.Encode(nil, v, bound(len(v))); !ok && len(full) <= len(v)-4 {
 			nearMiss++ // would fit, but lzf_c.c's conservative checks refuse
 		}
 	}
 	t.Logf("%d strings compared, %d stored as LZF by Redis, %d refused although the stream would fit",
-		len(values), lzfCount, nearMiss)
+		len(values), count, nearMiss)
 }
 
 // redisTestValues returns strings longer than 20 bytes (shorter ones are
@@ -149,7 +150,7 @@ func findStringValue(rdb []byte, key string) ([]byte, bool, error) {
 	return p[:n], isLZF, nil
 }
 
-// rdbLength reads an RDB length (§2.1 of rdb-format.md).
+// rdbLength reads an RDB length (FORMAT.md §4).
 func rdbLength(p []byte) (uint64, []byte, error) {
 	if len(p) == 0 {
 		return 0, nil, fmt.Errorf("length truncated")

@@ -1,4 +1,4 @@
-package rdbio_test
+package lzf_test
 
 import (
 	"bytes"
@@ -6,17 +6,18 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
 // TestLZFReproducesCorpusNodes: every LZF list node that Redis 7.0 wrote in
-// the generated corpus is reproduced byte for byte by LZFEncoder (with a
+// the generated corpus is reproduced byte for byte by Encoder (with a
 // budget that never binds, as quicklist's in-memory compression and
 // rdbSaveRawString both produce the same stream when it fits). Public files
 // are counted too; older liblzf output (Redis ≤ 3.0) may differ, which
 // compress handles by keeping such nodes.
 func TestLZFReproducesCorpusNodes(t *testing.T) {
-	var enc rdbio.LZFEncoder
+	var enc lzf.Encoder
 	var raw, out []byte
 	total := map[string][2]int{}
 	for _, cf := range rdbiotest.Files(t) {
@@ -29,7 +30,7 @@ func TestLZFReproducesCorpusNodes(t *testing.T) {
 			if n.Enc != rdbio.EncLZF || n.Data == nil {
 				return true, nil
 			}
-			raw, err = rdbio.LZFDecode(raw[:0], n.Data, int(n.ULen))
+			raw, err = lzf.Decode(raw[:0], n.Data, int(n.ULen))
 			if err != nil {
 				return false, err
 			}

@@ -1,4 +1,4 @@
-package rdbio
+package blob_test
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rdbz/rdbz/rdbio/blob"
 )
 
 func TestRedisInt(t *testing.T) {
@@ -23,7 +25,7 @@ func TestRedisInt(t *testing.T) {
 		{"01", 0, false}, {"+1", 0, false}, {" 1", 0, false}, {"1 ", 0, false}, {"1a", 0, false},
 		{"1.0", 0, false}, {"00", 0, false},
 	} {
-		v, ok := RedisInt([]byte(c.s))
+		v, ok := blob.RedisInt([]byte(c.s))
 		if v != c.v || ok != c.ok {
 			t.Errorf("RedisInt(%q) = %d, %v; want %d, %v", c.s, v, ok, c.v, c.ok)
 		}
@@ -31,7 +33,7 @@ func TestRedisInt(t *testing.T) {
 }
 
 // entryText is an entry as the server reads it back: an integer's digits.
-func entryText(e Entry) string {
+func entryText(e blob.Entry) string {
 	if e.IsInt {
 		return strconv.FormatInt(e.Int, 10)
 	}
@@ -39,10 +41,10 @@ func entryText(e Entry) string {
 }
 
 // blobTexts reads a blob's entries back as text.
-func blobTexts(t *testing.T, kind Blob, b []byte) []string {
+func blobTexts(t *testing.T, kind blob.Kind, b []byte) []string {
 	t.Helper()
 	var out []string
-	if err := Entries(kind, b, func(e Entry) error { out = append(out, entryText(e)); return nil }); err != nil {
+	if err := blob.Entries(kind, b, func(e blob.Entry) error { out = append(out, entryText(e)); return nil }); err != nil {
 		t.Fatalf("%s: %v", kind, err)
 	}
 	return out
@@ -66,15 +68,15 @@ func codecElements() []string {
 func TestWritersRoundTrip(t *testing.T) {
 	els := codecElements()
 	for _, w := range []struct {
-		kind Blob
-		w    EntryWriter
-	}{{BlobListpack, NewListpackWriter(1 << 20)}, {BlobZiplist, NewZiplistWriter(1 << 20)}} {
+		kind blob.Kind
+		w    blob.EntryWriter
+	}{{blob.Listpack, blob.NewListpackWriter(1 << 20)}, {blob.Ziplist, blob.NewZiplistWriter(1 << 20)}} {
 		rev := slices.Clone(els)
 		slices.Reverse(rev)
 		for _, order := range [][]string{els, rev} {
 			w.w.Reset()
 			for _, s := range order {
-				if err := w.w.Append(Entry{Str: []byte(s)}); err != nil {
+				if err := w.w.Append(blob.Entry{Str: []byte(s)}); err != nil {
 					t.Fatalf("%s: %v", w.kind, err)
 				}
 			}
@@ -82,29 +84,29 @@ func TestWritersRoundTrip(t *testing.T) {
 			if len(b) != w.w.Size() || w.w.Len() != len(order) {
 				t.Errorf("%s: %d bytes, Size %d; Len %d of %d", w.kind, len(b), w.w.Size(), w.w.Len(), len(order))
 			}
-			if err := CheckBlob(w.kind, b, true, 1); err != nil {
+			if err := blob.Check(w.kind, b, true, 1); err != nil {
 				t.Errorf("%s: %v", w.kind, err)
 			}
 			if got := blobTexts(t, w.kind, b); !slices.Equal(got, order) {
 				t.Errorf("%s: entries read back differ", w.kind)
 			}
-			if n, ok := BlobCount(w.kind, b, true); !ok || n != int64(len(order)) {
-				t.Errorf("%s: BlobCount %d, %v", w.kind, n, ok)
+			if n, ok := blob.Count(w.kind, b, true); !ok || n != int64(len(order)) {
+				t.Errorf("%s: blob.Count %d, %v", w.kind, n, ok)
 			}
 		}
 	}
 }
 
 func TestWritersCountUnknown(t *testing.T) {
-	for _, w := range []EntryWriter{NewListpackWriter(1 << 20), NewZiplistWriter(1 << 20)} {
-		kind, off := BlobListpack, 4
-		if _, ok := w.(*ZiplistWriter); ok {
-			kind, off = BlobZiplist, 8
+	for _, w := range []blob.EntryWriter{blob.NewListpackWriter(1 << 20), blob.NewZiplistWriter(1 << 20)} {
+		kind, off := blob.Listpack, 4
+		if _, ok := w.(*blob.ZiplistWriter); ok {
+			kind, off = blob.Ziplist, 8
 		}
 		for _, n := range []int{65534, 65535, 70000} {
 			w.Reset()
 			for i := range n {
-				if err := w.Append(Entry{Int: int64(i % 100), IsInt: true}); err != nil {
+				if err := w.Append(blob.Entry{Int: int64(i % 100), IsInt: true}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -113,10 +115,10 @@ func TestWritersCountUnknown(t *testing.T) {
 			if h := int(b[off]) | int(b[off+1])<<8; h != want {
 				t.Errorf("%s of %d entries: header count %d, want %d", kind, n, h, want)
 			}
-			if c, ok := BlobCount(kind, b, true); !ok || c != int64(n) {
-				t.Errorf("%s of %d entries: BlobCount %d, %v", kind, n, c, ok)
+			if c, ok := blob.Count(kind, b, true); !ok || c != int64(n) {
+				t.Errorf("%s of %d entries: blob.Count %d, %v", kind, n, c, ok)
 			}
-			if err := CheckBlob(kind, b, true, 1); err != nil {
+			if err := blob.Check(kind, b, true, 1); err != nil {
 				t.Errorf("%s: %v", kind, err)
 			}
 		}
@@ -132,47 +134,47 @@ func TestIntsetWriter(t *testing.T) {
 		{[]int64{math.MinInt16 - 1, 0}, 4}, {[]int64{math.MinInt32, math.MaxInt32}, 4},
 		{[]int64{3, math.MaxInt32 + 1, 3}, 8}, {[]int64{math.MinInt64, math.MaxInt64, 0}, 8},
 	} {
-		w := NewIntsetWriter(1 << 10)
+		w := blob.NewIntsetWriter(1 << 10)
 		for _, v := range c.in {
-			if err := w.Append(Entry{Str: []byte(strconv.FormatInt(v, 10))}); err != nil {
+			if err := w.Append(blob.Entry{Str: []byte(strconv.FormatInt(v, 10))}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		b := w.Bytes()
 		want := slices.Compact(slices.Sorted(slices.Values(c.in)))
 		var got []int64
-		if err := Entries(BlobIntset, b, func(e Entry) error { got = append(got, e.Int); return nil }); err != nil {
+		if err := blob.Entries(blob.Intset, b, func(e blob.Entry) error { got = append(got, e.Int); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		if int(b[0]) != c.width || !slices.Equal(got, want) {
 			t.Errorf("%v: width %d, members %v; want %d, %v", c.in, b[0], got, c.width, want)
 		}
-		if err := CheckBlob(BlobIntset, b, true, 1); err != nil {
+		if err := blob.Check(blob.Intset, b, true, 1); err != nil {
 			t.Errorf("%v: %v", c.in, err)
 		}
 	}
-	w := NewIntsetWriter(1 << 10)
-	if err := w.Append(Entry{Str: []byte("01")}); !errors.Is(err, ErrNotInteger) {
-		t.Errorf("non-integer member: %v, want ErrNotInteger", err)
+	w := blob.NewIntsetWriter(1 << 10)
+	if err := w.Append(blob.Entry{Str: []byte("01")}); !errors.Is(err, blob.ErrNotInteger) {
+		t.Errorf("non-integer member: %v, want blob.ErrNotInteger", err)
 	}
 }
 
 func TestWritersCap(t *testing.T) {
 	long := bytes.Repeat([]byte("y"), 100)
-	for _, w := range []EntryWriter{NewListpackWriter(300), NewZiplistWriter(300), NewIntsetWriter(300)} {
+	for _, w := range []blob.EntryWriter{blob.NewListpackWriter(300), blob.NewZiplistWriter(300), blob.NewIntsetWriter(300)} {
 		var err error
 		for err == nil {
-			e := Entry{Str: long}
-			if _, ok := w.(*IntsetWriter); ok {
-				e = Entry{Int: 1 << 40, IsInt: true}
+			e := blob.Entry{Str: long}
+			if _, ok := w.(*blob.IntsetWriter); ok {
+				e = blob.Entry{Int: 1 << 40, IsInt: true}
 			}
 			err = w.Append(e)
 		}
-		if !errors.Is(err, ErrTooLarge) {
-			t.Fatalf("%T: %v, want ErrTooLarge", w, err)
+		if !errors.Is(err, blob.ErrTooLarge) {
+			t.Fatalf("%T: %v, want blob.ErrTooLarge", w, err)
 		}
 		n, size := w.Len(), w.Size()
-		if size > 300 || w.Append(Entry{Str: long}) == nil {
+		if size > 300 || w.Append(blob.Entry{Str: long}) == nil {
 			t.Errorf("%T: %d bytes over the cap, or a refused entry taken", w, size)
 		}
 		if w.Len() != n || len(w.Bytes()) > 300 {
@@ -182,17 +184,17 @@ func TestWritersCap(t *testing.T) {
 }
 
 func TestSingleEntryFrame(t *testing.T) {
-	for _, kind := range []Blob{BlobListpack, BlobZiplist} {
+	for _, kind := range []blob.Kind{blob.Listpack, blob.Ziplist} {
 		for _, n := range []int{21, 63, 64, 125, 126, 127, 128, 253, 254, 4095, 4096, 16383, 16384, 70000} {
 			s := bytes.Repeat([]byte("z"), n)
-			w := EntryWriter(NewListpackWriter(1 << 20))
-			if kind == BlobZiplist {
-				w = NewZiplistWriter(1 << 20)
+			w := blob.EntryWriter(blob.NewListpackWriter(1 << 20))
+			if kind == blob.Ziplist {
+				w = blob.NewZiplistWriter(1 << 20)
 			}
-			if err := w.Append(Entry{Str: s}); err != nil {
+			if err := w.Append(blob.Entry{Str: s}); err != nil {
 				t.Fatal(err)
 			}
-			head, tail, err := SingleEntryFrame(kind, uint64(n))
+			head, tail, err := blob.SingleEntryFrame(kind, uint64(n))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -200,36 +202,36 @@ func TestSingleEntryFrame(t *testing.T) {
 				t.Errorf("%s, %d bytes: frame differs from the writer's blob", kind, n)
 			}
 		}
-		if _, _, err := SingleEntryFrame(kind, 20); err == nil {
+		if _, _, err := blob.SingleEntryFrame(kind, 20); err == nil {
 			t.Errorf("%s: a 20-byte frame was given", kind)
 		}
 	}
 }
 
 func TestRecode(t *testing.T) {
-	lw, zw := NewListpackWriter(1<<20), NewZiplistWriter(1<<20)
+	lw, zw := blob.NewListpackWriter(1<<20), blob.NewZiplistWriter(1<<20)
 	for _, s := range codecElements() {
 		if err := lw.AppendString([]byte(s)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	lp := slices.Clone(lw.Bytes())
-	if err := Recode(zw, BlobListpack, lp); err != nil {
+	if err := blob.Recode(zw, blob.Listpack, lp); err != nil {
 		t.Fatal(err)
 	}
 	lw.Reset()
-	if err := Recode(lw, BlobZiplist, zw.Bytes()); err != nil {
+	if err := blob.Recode(lw, blob.Ziplist, zw.Bytes()); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(lw.Bytes(), lp) {
 		t.Error("listpack → ziplist → listpack is not the same listpack")
 	}
-	iw := NewIntsetWriter(1 << 10)
-	if err := Recode(iw, BlobListpack, lp); !errors.Is(err, ErrNotInteger) {
-		t.Errorf("recoding strings as an intset: %v, want ErrNotInteger", err)
+	iw := blob.NewIntsetWriter(1 << 10)
+	if err := blob.Recode(iw, blob.Listpack, lp); !errors.Is(err, blob.ErrNotInteger) {
+		t.Errorf("recoding strings as an intset: %v, want blob.ErrNotInteger", err)
 	}
-	if err := Recode(zw, BlobListpack, lp[:len(lp)-1]); !errors.Is(err, ErrCorrupt) {
-		t.Errorf("recoding a cut listpack: %v, want ErrCorrupt", err)
+	if err := blob.Recode(zw, blob.Listpack, lp[:len(lp)-1]); !errors.Is(err, blob.ErrCorrupt) {
+		t.Errorf("recoding a cut listpack: %v, want blob.ErrCorrupt", err)
 	}
 }
 
@@ -248,28 +250,28 @@ func FuzzWriters(f *testing.F) {
 		for i, p := range parts {
 			want[i] = string(p)
 		}
-		for _, w := range []EntryWriter{NewListpackWriter(1 << 16), NewZiplistWriter(1 << 16)} {
-			kind := BlobListpack
-			if _, ok := w.(*ZiplistWriter); ok {
-				kind = BlobZiplist
+		for _, w := range []blob.EntryWriter{blob.NewListpackWriter(1 << 16), blob.NewZiplistWriter(1 << 16)} {
+			kind := blob.Listpack
+			if _, ok := w.(*blob.ZiplistWriter); ok {
+				kind = blob.Ziplist
 			}
 			for _, p := range parts {
-				if err := w.Append(Entry{Str: p}); err != nil {
+				if err := w.Append(blob.Entry{Str: p}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			b := w.Bytes()
-			if err := CheckBlob(kind, b, true, 1); err != nil {
+			if err := blob.Check(kind, b, true, 1); err != nil {
 				t.Fatalf("%s: %v", kind, err)
 			}
 			if got := blobTexts(t, kind, b); !slices.Equal(got, want) {
 				t.Fatalf("%s: read back %q, want %q", kind, got, want)
 			}
 		}
-		iw := NewIntsetWriter(1 << 20)
+		iw := blob.NewIntsetWriter(1 << 20)
 		var ints []int64
 		for _, p := range parts {
-			v, ok := RedisInt(p)
+			v, ok := blob.RedisInt(p)
 			if err := iw.AppendString(p); ok != (err == nil) {
 				t.Fatalf("intset member %q: %v", p, err)
 			}
@@ -279,11 +281,11 @@ func FuzzWriters(f *testing.F) {
 		}
 		if len(ints) > 0 {
 			b := iw.Bytes()
-			if err := CheckBlob(BlobIntset, b, true, 1); err != nil {
+			if err := blob.Check(blob.Intset, b, true, 1); err != nil {
 				t.Fatal(err)
 			}
 			var got []int64
-			_ = Entries(BlobIntset, b, func(e Entry) error { got = append(got, e.Int); return nil })
+			_ = blob.Entries(blob.Intset, b, func(e blob.Entry) error { got = append(got, e.Int); return nil })
 			if !slices.Equal(got, slices.Compact(slices.Sorted(slices.Values(ints)))) {
 				t.Fatalf("intset members %v from %v", got, ints)
 			}
@@ -292,7 +294,7 @@ func FuzzWriters(f *testing.F) {
 }
 
 func TestZipmapWriter(t *testing.T) {
-	w := NewZipmapWriter(1 << 20)
+	w := blob.NewZipmapWriter(1 << 20)
 	var kv []string
 	for i, s := range codecElements() {
 		kv = append(kv, "f"+strconv.Itoa(i), s)
@@ -305,10 +307,10 @@ func TestZipmapWriter(t *testing.T) {
 			}
 		}
 		b := w.Bytes()
-		if err := CheckBlob(BlobZipmap, b, true, 2); err != nil {
+		if err := blob.Check(blob.Zipmap, b, true, 2); err != nil {
 			t.Error(err)
 		}
-		if got := blobTexts(t, BlobZipmap, b); !slices.Equal(got, kv[:n]) || len(b) != w.Size() {
+		if got := blobTexts(t, blob.Zipmap, b); !slices.Equal(got, kv[:n]) || len(b) != w.Size() {
 			t.Errorf("%d strings: zipmap reads back otherwise", n)
 		}
 	}
@@ -317,31 +319,31 @@ func TestZipmapWriter(t *testing.T) {
 		_ = w.AppendInt(int64(i))
 		_ = w.AppendString(nil)
 	}
-	if b := w.Bytes(); b[0] != 254 || CheckBlob(BlobZipmap, b, true, 2) != nil {
+	if b := w.Bytes(); b[0] != 254 || blob.Check(blob.Zipmap, b, true, 2) != nil {
 		t.Errorf("300 pairs: count byte %d", b[0])
 	}
-	lw := NewListpackWriter(1 << 20)
-	if err := Recode(lw, BlobZipmap, w.Bytes()); err != nil || lw.Len() != 600 {
+	lw := blob.NewListpackWriter(1 << 20)
+	if err := blob.Recode(lw, blob.Zipmap, w.Bytes()); err != nil || lw.Len() != 600 {
 		t.Errorf("zipmap → listpack: %v, %d entries", err, lw.Len())
 	}
 }
 
-// FuzzRecode reads the input as a blob of each kind: a blob Entries walks
+// FuzzRecode reads the input as a blob of each kind: a blob blob.Entries walks
 // without error must re-encode, as a listpack and a ziplist, into one
 // that passes the deep check and holds the same entries.
 func FuzzRecode(f *testing.F) {
-	lw, zw := NewListpackWriter(1<<20), NewZiplistWriter(1<<20)
+	lw, zw := blob.NewListpackWriter(1<<20), blob.NewZiplistWriter(1<<20)
 	for _, s := range codecElements()[:40] {
 		_ = lw.AppendString([]byte(s))
 		_ = zw.AppendString([]byte(s))
 	}
 	f.Add(slices.Clone(lw.Bytes()))
 	f.Add(slices.Clone(zw.Bytes()))
-	iw := NewIntsetWriter(1 << 10)
+	iw := blob.NewIntsetWriter(1 << 10)
 	_ = iw.AppendInt(-7)
 	_ = iw.AppendInt(1 << 40)
 	f.Add(slices.Clone(iw.Bytes()))
-	mw := NewZipmapWriter(1 << 10)
+	mw := blob.NewZipmapWriter(1 << 10)
 	for _, s := range []string{"a", "1", "bb", strings.Repeat("v", 300)} {
 		_ = mw.AppendString([]byte(s))
 	}
@@ -350,21 +352,21 @@ func FuzzRecode(f *testing.F) {
 		if len(data) > 1<<16 {
 			return
 		}
-		for _, kind := range []Blob{BlobListpack, BlobZiplist, BlobIntset, BlobZipmap} {
+		for _, kind := range []blob.Kind{blob.Listpack, blob.Ziplist, blob.Intset, blob.Zipmap} {
 			var want []string
-			if Entries(kind, data, func(e Entry) error { want = append(want, entryText(e)); return nil }) != nil {
+			if blob.Entries(kind, data, func(e blob.Entry) error { want = append(want, entryText(e)); return nil }) != nil {
 				continue
 			}
-			for _, w := range []EntryWriter{NewListpackWriter(1 << 20), NewZiplistWriter(1 << 20)} {
-				if err := Recode(w, kind, data); err != nil {
+			for _, w := range []blob.EntryWriter{blob.NewListpackWriter(1 << 20), blob.NewZiplistWriter(1 << 20)} {
+				if err := blob.Recode(w, kind, data); err != nil {
 					t.Fatalf("%s → %T: %v", kind, w, err)
 				}
-				to := BlobListpack
-				if _, ok := w.(*ZiplistWriter); ok {
-					to = BlobZiplist
+				to := blob.Listpack
+				if _, ok := w.(*blob.ZiplistWriter); ok {
+					to = blob.Ziplist
 				}
 				b := w.Bytes()
-				if err := CheckBlob(to, b, true, 1); err != nil {
+				if err := blob.Check(to, b, true, 1); err != nil {
 					t.Fatalf("%s → %s: %v", kind, to, err)
 				}
 				if got := blobTexts(t, to, b); !slices.Equal(got, want) {

@@ -1,4 +1,4 @@
-package rdbio
+package crc64
 
 import (
 	"math/rand/v2"
@@ -8,7 +8,7 @@ import (
 )
 
 func TestCRC64Check(t *testing.T) {
-	c := newCRC64()
+	c := New()
 	c.Write([]byte("123456789"))
 	if got := c.Sum64(); got != 0xe9c6d914c4b8d9ca {
 		t.Fatalf("crc64(123456789) = %#x, want 0xe9c6d914c4b8d9ca", got)
@@ -26,14 +26,14 @@ func TestCRC64MatchesHdt3213(t *testing.T) {
 	for n := 0; n <= 300; n++ {
 		ref := crc64jones.New()
 		ref.Write(buf[:n])
-		if got := crc64Update(0, buf[:n]); got != ref.Sum64() {
+		if got := Update(0, buf[:n]); got != ref.Sum64() {
 			t.Fatalf("length %d: %#x, want %#x", n, got, ref.Sum64())
 		}
 	}
 	ref := crc64jones.New()
 	ref.Write(buf)
 	for range 20 {
-		c, rest := newCRC64(), buf
+		c, rest := New(), buf
 		for len(rest) > 0 {
 			n := min(len(rest), rng.IntN(5000))
 			c.Write(rest[:n])
@@ -50,7 +50,7 @@ func BenchmarkCRC64(b *testing.B) {
 	b.Run("rdbio", func(b *testing.B) {
 		b.SetBytes(int64(len(buf)))
 		for b.Loop() {
-			crc64Update(0, buf)
+			Update(0, buf)
 		}
 	})
 	b.Run("hdt3213", func(b *testing.B) {
@@ -70,7 +70,7 @@ func TestCRC64Combine(t *testing.T) {
 	}
 	for _, cut := range []int{0, 1, 7, 8, 9, 255, 4096, 65537, len(buf)} {
 		a, b := buf[:cut], buf[cut:]
-		if got, want := crc64Combine(CRC64(a), CRC64(b), len(b)), CRC64(buf); got != want {
+		if got, want := Combine(Checksum(a), Checksum(b), len(b)), Checksum(buf); got != want {
 			t.Fatalf("cut at %d: %#x, want %#x", cut, got, want)
 		}
 	}
@@ -78,6 +78,16 @@ func TestCRC64Combine(t *testing.T) {
 
 func BenchmarkCRC64Combine(b *testing.B) {
 	for b.Loop() {
-		crc64Combine(0x1234, 0x5678, 8000)
+		Combine(0x1234, 0x5678, 8000)
+	}
+}
+
+func TestDigestAddSum(t *testing.T) {
+	buf := []byte("the quick brown fox jumps over the lazy dog")
+	d := New()
+	d.Write(buf[:10])
+	d.AddSum(Checksum(buf[10:]), len(buf)-10)
+	if got, want := d.Sum64(), Checksum(buf); got != want {
+		t.Fatalf("AddSum: %#x, want %#x", got, want)
 	}
 }

@@ -1,0 +1,178 @@
+// Package lzf reads and writes LZF, the compression of RDB strings stored
+// with the 0xC3 encoding and of quicklist nodes Redis compresses in memory
+// (list-compress-depth). It decodes a whole stream (Decode), the start of one
+// (DecodePrefix, for reading a blob's header), or one of any length in bounded
+// memory (Reader); Encoder writes the streams Redis writes, byte for byte,
+// and RedisSave makes Redis's choice of whether to store a string so. It does
+// not know the RDB grammar: the lengths around a stream are rdbio's.
+package lzf
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// LZF stream format (the payload of an RDB 0xC3 string). Each item starts
+// with a control byte c:
+//
+//	c < 32        literal run: the next c+1 bytes are copied to the output
+//	c >> 5 in 1-6 back reference of (c>>5)+2 bytes
+//	c >> 5 == 7   back reference of 7+next byte+2 bytes
+//
+// A back reference then carries one more byte; the distance back from the
+// current output position is ((c&0x1f)<<8 | that byte) + 1. Source and
+// destination may overlap, in which case the copy repeats the pattern.
+const (
+	maxLiteral = 1 << 5       // longest literal run
+	maxOffset  = 1 << 13      // back references reach at most this far
+	maxRef     = 1<<8 + 1<<3  // longest back reference, in bytes
+	hashLog    = 16           // HLOG as Redis compiles lzf_c.c
+	hashSize   = 1 << hashLog // slots in the encoder's table
+	hashMask   = hashSize - 1 // IDX() keeps the low HLOG bits
+	minSave    = 20           // Redis LZF-compresses strings longer than this
+	saveMargin = 4            // ... only if they shrink by at least this much
+)
+
+// ErrCorrupt is wrapped by every error of Decode, DecodePrefix and Reader.
+var ErrCorrupt = errors.New("corrupt LZF data")
+
+// Decode decodes the LZF stream src, which must expand to exactly ulen
+// bytes. The result is written to dst[:0]; dst's storage is reused when its
+// capacity is at least ulen, otherwise a buffer of exactly ulen bytes is
+// allocated. Every length and back reference is checked, so any input yields
+// either the decoded bytes or an error wrapping ErrCorrupt, never a panic.
+func Decode(dst, src []byte, ulen int) ([]byte, error) {
+	if ulen < 0 {
+		return nil, fmt.Errorf("lzf: negative decoded length %d: %w", ulen, ErrCorrupt)
+	}
+	if !CanDecode(uint64(len(src)), uint64(ulen)) {
+		return nil, fmt.Errorf("lzf: %d bytes cannot decode to %d: %w", len(src), ulen, ErrCorrupt)
+	}
+	out := dst[:0]
+	if cap(out) < ulen {
+		out = make([]byte, ulen)
+	}
+	out = out[:ulen]
+	op, err := decodeInto(out, src, math.MaxInt)
+	if err != nil {
+		return nil, err
+	}
+	if op != ulen {
+		return nil, fmt.Errorf("lzf: decoded %d bytes, want %d: %w", op, ulen, ErrCorrupt)
+	}
+	return out, nil
+}
+
+// maxRatio bounds LZF's expansion: the longest back reference, 264
+// bytes, takes 3 bytes of stream.
+const maxRatio = maxRef / 3
+
+// CanDecode reports whether an LZF stream of clen bytes can decode to
+// ulen bytes: at most maxRatio times clen (and one reference of slack),
+// computed without overflow. A string that claims more is corrupt, and its
+// claim must not size anything.
+func CanDecode(clen, ulen uint64) bool {
+	return ulen <= maxRef || (ulen-maxRef+maxRatio-1)/maxRatio <= clen
+}
+
+// DecodePrefix decodes the start of the LZF stream src, which claims to
+// expand to ulen bytes, into dst[:0]: it stops once at least want bytes are
+// out (a little more when a run crosses want) or the stream ends, in a
+// buffer of min(ulen, want + one back reference) bytes: Decode's loop,
+// stopped early. It is for reading headers (a blob's element count) without
+// decoding the whole string. The result is an error wrapping ErrCorrupt
+// when the part decoded is malformed or overflows ulen.
+func DecodePrefix(dst, src []byte, want, ulen int) ([]byte, error) {
+	if ulen < 0 || want < 0 {
+		return nil, fmt.Errorf("lzf: negative length: %w", ErrCorrupt)
+	}
+	n := ulen // room for want bytes and the run that crosses it
+	if want < ulen-maxRef {
+		n = want + maxRef
+	}
+	out := dst[:0]
+	if cap(out) < n {
+		out = make([]byte, n)
+	}
+	op, err := decodeInto(out[:n], src, want)
+	return out[:op], err
+}
+
+// decodeInto decodes src into out and returns the number of bytes written:
+// all of src, or as far as the first run that reaches stop bytes of output.
+// It fails if the stream would write past len(out).
+func decodeInto(out, src []byte, stop int) (int, error) {
+	op, ip := 0, 0
+	for ip < len(src) && op < stop {
+		c := int(src[ip])
+		ip++
+		if c < maxLiteral {
+			n := c + 1
+			if n > len(src)-ip {
+				return op, fmt.Errorf("lzf: literal run of %d bytes at input offset %d is truncated: %w", n, ip-1, ErrCorrupt)
+			}
+			if n > len(out)-op {
+				return op, fmt.Errorf("lzf: literal run at input offset %d overflows the %d-byte output: %w", ip-1, len(out), ErrCorrupt)
+			}
+			if n <= 16 && ip+16 <= len(src) && op+16 <= len(out) {
+				// Most runs are short: two 8-byte moves beat copy's call.
+				// The bytes written past the run are overwritten later.
+				binary.LittleEndian.PutUint64(out[op:], binary.LittleEndian.Uint64(src[ip:]))
+				binary.LittleEndian.PutUint64(out[op+8:], binary.LittleEndian.Uint64(src[ip+8:]))
+			} else {
+				copy(out[op:], src[ip:ip+n])
+			}
+			op += n
+			ip += n
+			continue
+		}
+		start := ip - 1
+		n := c >> 5
+		if n == 7 {
+			if ip >= len(src) {
+				return op, fmt.Errorf("lzf: back reference at input offset %d is truncated: %w", start, ErrCorrupt)
+			}
+			n += int(src[ip])
+			ip++
+		}
+		if ip >= len(src) {
+			return op, fmt.Errorf("lzf: back reference at input offset %d is truncated: %w", start, ErrCorrupt)
+		}
+		dist := (c&0x1f)<<8 | int(src[ip]) + 1
+		ip++
+		n += 2
+		if dist > op {
+			return op, fmt.Errorf("lzf: back reference at input offset %d reaches %d bytes back, only %d decoded: %w", start, dist, op, ErrCorrupt)
+		}
+		if n > len(out)-op {
+			return op, fmt.Errorf("lzf: back reference at input offset %d overflows the %d-byte output: %w", start, len(out), ErrCorrupt)
+		}
+		if dist >= 8 && n <= 16 && op+16 <= len(out) {
+			// A short reference at least 8 back: two 8-byte moves, each
+			// reading only bytes already final (the second may read the
+			// first's, which is what a forward copy does).
+			binary.LittleEndian.PutUint64(out[op:], binary.LittleEndian.Uint64(out[op-dist:]))
+			binary.LittleEndian.PutUint64(out[op+8:], binary.LittleEndian.Uint64(out[op+8-dist:]))
+		} else {
+			copyBack(out[op-dist:op+n], dist)
+		}
+		op += n
+	}
+	return op, nil
+}
+
+// copyBack fills w[dist:] from dist bytes back, as a byte-by-byte forward
+// copy would: when the regions overlap, the last dist bytes repeat.
+func copyBack(w []byte, dist int) {
+	if len(w) <= 2*dist {
+		copy(w[dist:], w[:dist])
+		return
+	}
+	// Each pass copies everything written so far, so the periodic prefix
+	// doubles; its length stays a multiple of dist, keeping the phase right.
+	for done := dist; done < len(w); {
+		done += copy(w[done:], w[:done])
+	}
+}
