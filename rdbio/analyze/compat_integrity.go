@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/rdbio/servers"
 	"github.com/rdbz/rdbz/rdbio/blob"
+	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
 // deepBlob says whether s walks every entry of a blob of this kind while

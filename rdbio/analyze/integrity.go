@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/rdbio/servers"
 	"github.com/rdbz/rdbz/rdbio/blob"
+	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
 // integrity gathers, during the walk, the data problems that make a server
