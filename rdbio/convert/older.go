@@ -134,7 +134,7 @@ const maxFieldExpiry = 1<<48 - 1
 const expiringSize = int(unsafe.Sizeof(expiring{}))
 
 // appendExpiring appends the value of type to holding fields, whose bytes
-// are in arena in turn (rdb-format.md §4: types 2, 4 and 24; §6: 31, 32).
+// are in arena in turn (docs/rdb-format.md §4: types 2, 4 and 24; §6: 31, 32).
 func appendExpiring(out []byte, to rdbio.Type, fields []expiring, arena []byte) []byte {
 	var least int64
 	if to == rdbio.TypeHashMetadata {
