@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
 // olderStream is the newest stream type older than t that the target
@@ -33,7 +34,7 @@ func (c *converter) streamAs(rec *rdbio.Record, name string, to rdbio.Type) erro
 	c.prefix = -1
 	c.rep.Keys++
 	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset,
-		fmt.Sprintf("as %v (type %d)", to, to.Byte()), rdbio.StreamFieldsLost(rec.Type, to))
+		fmt.Sprintf("as %v (type %d)", to, to.Byte()), servers.StreamFieldsLost(rec.Type, to))
 	if err := c.r.Value().CopyStreamAs(rewritten{c.g}, to); err != nil {
 		return err
 	}

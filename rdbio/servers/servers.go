@@ -9,6 +9,7 @@ package servers
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/rdbz/rdbz/rdbio"
 )
@@ -90,7 +91,7 @@ func (s Server) Reencodes(t rdbio.Type) (ok bool, loses string) {
 	case rdbio.IsStream(t):
 		for _, older := range slices.Backward(rdbio.StreamTypes) {
 			if older < t && reads(older) {
-				return true, rdbio.StreamFieldsLost(t, older)
+				return true, StreamFieldsLost(t, older)
 			}
 		}
 		return false, ""
@@ -245,3 +246,21 @@ func (s Server) ValkeyMagic() int { return s.valkeyMax }
 
 // Dragonfly reports whether the server is Dragonfly.
 func (s Server) Dragonfly() bool { return s.kind == kindDragonfly }
+
+// StreamFieldsLost says what a stream of type from loses when it is copied
+// as one of the older stream type to (rdbio's Value.CopyStreamAs), or ""
+// for nothing: the fields each newer stream type added.
+func StreamFieldsLost(from, to rdbio.Type) string {
+	v, w := slices.Index(rdbio.StreamTypes, from), slices.Index(rdbio.StreamTypes, to)
+	var parts []string
+	lost := func(since rdbio.Type, what string) {
+		if s := slices.Index(rdbio.StreamTypes, since); w < s && v >= s {
+			parts = append(parts, what)
+		}
+	}
+	lost(rdbio.TypeStream2, "first-id, max-deleted-entry-id and entries-added; groups' entries-read")
+	lost(rdbio.TypeStream3, "consumers' active-time")
+	lost(rdbio.TypeStream4, "idempotent-producer (IDMP) state")
+	lost(rdbio.TypeStream5, "nacked IDs")
+	return strings.Join(parts, "; ")
+}

@@ -30,3 +30,22 @@ func TestLookup(t *testing.T) {
 		t.Error("dragonfly reads linked lists?")
 	}
 }
+
+// TestStreamFieldsLost: each older stream type loses the fields every newer
+// type added, and nothing is lost to the same type.
+func TestStreamFieldsLost(t *testing.T) {
+	for _, c := range []struct {
+		from, to rdbio.Type
+		want     string
+	}{
+		{rdbio.TypeStream3, rdbio.TypeStream3, ""},
+		{rdbio.TypeStream2, rdbio.TypeStreamListpacks, "first-id, max-deleted-entry-id and entries-added; groups' entries-read"},
+		{rdbio.TypeStream3, rdbio.TypeStream2, "consumers' active-time"},
+		{rdbio.TypeStream5, rdbio.TypeStream3, "idempotent-producer (IDMP) state; nacked IDs"},
+		{rdbio.TypeStream5, rdbio.TypeStreamListpacks, "first-id, max-deleted-entry-id and entries-added; groups' entries-read; consumers' active-time; idempotent-producer (IDMP) state; nacked IDs"},
+	} {
+		if got := StreamFieldsLost(c.from, c.to); got != c.want {
+			t.Errorf("%v -> %v: %q, want %q", c.from, c.to, got, c.want)
+		}
+	}
+}
