@@ -462,3 +462,37 @@ func TestMeasureLevels(t *testing.T) {
 		}
 	}
 }
+
+// TestMeasureMove measures where a record that does not fit a full block
+// should go: moved whole to the next block when it starts at MinMove or
+// later, else continued. Sizes only (deterministic).
+func TestMeasureMove(t *testing.T) {
+	if os.Getenv("RDBZ_MEASURE") != "move" {
+		t.Skip("RDBZ_MEASURE=move runs it")
+	}
+	for _, path := range strings.Split(os.Getenv("RDBZ_MEASURE_FILES"), ",") {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs := rdbRecords(t, data)
+		dict, _ := trainRdbz(t, trainSamples(data, recs, 2<<20), DefaultDictSize, DefaultLevel)
+		fmt.Printf("\n### %s\n\n| MinMove | output | blocks | blocks starting inside a record |\n| --- | ---: | ---: | ---: |\n", filepath.Base(path))
+		bs := DefaultBlockSize
+		for _, mm := range []int{1, bs / 8, bs / 4, bs / 2, bs} {
+			file, st := writeRecords(t, data, recs, dict, Options{MinMove: mm})
+			f, err := OpenFile(bytes.NewReader(file), int64(len(file)), ReaderOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inside := 0
+			for _, b := range f.Blocks() {
+				if b.First != 0 {
+					inside++
+				}
+			}
+			f.Close()
+			fmt.Printf("| %d | %d | %d | %d |\n", mm, st.Total(), st.Blocks, inside)
+		}
+	}
+}
