@@ -33,9 +33,16 @@ func smallFile(tb testing.TB) (file, t []byte, recs []record, dict []byte) {
 // decodeAll reads a file both ways: sequentially, and by its index (every
 // block, every key looked up). It returns the first error of each.
 func decodeAll(file []byte) (seqErr, idxErr error) {
+	_, seqErr, _, idxErr = decodeBoth(file)
+	return seqErr, idxErr
+}
+
+// decodeBoth reads a file sequentially and block by block through its
+// index, returning what each gave and its first error.
+func decodeBoth(file []byte) (seq []byte, seqErr error, blocks []byte, idxErr error) {
 	r, err := NewReader(context.Background(), bytes.NewReader(file), ReaderOptions{Lookahead: 3})
 	if err == nil {
-		_, err = io.Copy(io.Discard, r)
+		seq, err = io.ReadAll(r)
 		r.Close()
 	}
 	seqErr = err
@@ -46,11 +53,12 @@ func decodeAll(file []byte) (seqErr, idxErr error) {
 			if buf, err = f.DecodeBlock(i, buf); err != nil {
 				break
 			}
+			blocks = append(blocks, buf...)
 		}
 		f.Lookup([]byte("key:a"))
 		f.Close()
 	}
-	return seqErr, err
+	return seq, seqErr, blocks, err
 }
 
 // allocated runs fn and returns the bytes it allocated.
