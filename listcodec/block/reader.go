@@ -1,0 +1,533 @@
+package block
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// ReaderOptions configure a Reader or a File. Zero fields take defaults.
+type ReaderOptions struct {
+	// Workers is the number of decoding goroutines (GOMAXPROCS, at most 2
+	// by default).
+	Workers int
+	// Lookahead is the number of blocks read and decoded ahead of the
+	// consumer (default 2·Workers+2). A Reader holds at most Lookahead
+	// frames and decoded blocks: Lookahead × (2·BlockSize + 1 KiB), plus
+	// the header's dictionary (at most MaxDictSize), a 64 KiB read buffer
+	// and the decoders' state.
+	Lookahead int
+}
+
+func (o ReaderOptions) withDefaults() ReaderOptions {
+	if o.Workers <= 0 {
+		o.Workers = min(runtime.GOMAXPROCS(0), 2)
+	}
+	if o.Lookahead <= 0 {
+		o.Lookahead = 2*o.Workers + 2
+	}
+	return o
+}
+
+// Reader streams T back from a format-2 file read sequentially, decoding
+// blocks on Workers goroutines with bounded lookahead and checking each
+// frame (header fields, zstd checksum, decoded length) and, at the end, the
+// index against the blocks seen. Read returns io.EOF only after the index
+// was checked; it returns every byte of the blocks before an error found
+// after them. A Reader is not safe for concurrent use.
+type Reader struct {
+	hdr    Header
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	dec    *zstd.Decoder
+
+	src  *offsetReader
+	end  int64 // StreamFrom: the file offset where blocks end; -1: read the index
+	free chan *rjob
+	work chan *rjob
+	// order carries jobs in file order to Read; its last job may be an
+	// error.
+	order chan *rjob
+	wg    sync.WaitGroup
+
+	cur    *rjob
+	pos    int
+	err    error
+	closed bool
+}
+
+type rjob struct {
+	off   int64
+	frame []byte
+	fi    frameInfo
+	out   []byte
+	err   error
+	done  chan struct{}
+}
+
+// offsetReader counts the bytes read from a buffered source.
+type offsetReader struct {
+	r   *bufio.Reader
+	off int64
+}
+
+func (o *offsetReader) Read(p []byte) (int, error) {
+	n, err := o.r.Read(p)
+	o.off += int64(n)
+	return n, err
+}
+
+func (o *offsetReader) ReadByte() (byte, error) {
+	b, err := o.r.ReadByte()
+	if err == nil {
+		o.off++
+	}
+	return b, err
+}
+
+// NewReader reads the header of a format-2 file from r and returns a
+// Reader of its T stream. Cancelling ctx stops the Reader's goroutines.
+func NewReader(ctx context.Context, r io.Reader, opt ReaderOptions) (*Reader, error) {
+	src := &offsetReader{r: bufio.NewReaderSize(r, 64<<10)}
+	hdr, err := readHeader(src)
+	if err != nil {
+		return nil, err
+	}
+	return startReader(ctx, hdr, src, -1, opt)
+}
+
+// readHeader reads and checks the header frame (FORMAT.md §6.2).
+func readHeader(r io.Reader) (Header, error) {
+	var fixed [8 + headerFixed]byte
+	if n, err := io.ReadFull(r, fixed[:]); err != nil {
+		if n >= 4 && binary.LittleEndian.Uint32(fixed[:]) != headerMagic {
+			_, _, err := parseHeaderFixed(fixed[:])
+			return Header{}, err
+		}
+		return Header{}, errAt(int64(n), ErrTruncated, "header")
+	}
+	h, size, err := parseHeaderFixed(fixed[:])
+	if err != nil {
+		return h, err
+	}
+	// size is bounded by MaxDictSize + 24 (parseHeaderFixed).
+	payload := make([]byte, size)
+	copy(payload, fixed[8:])
+	if n, err := io.ReadFull(r, payload[headerFixed:]); err != nil {
+		return h, errAt(int64(8+headerFixed+n), ErrTruncated, "header: dictionary and CRC (%d bytes)", size-headerFixed)
+	}
+	if err := checkHeaderRest(payload, &h); err != nil {
+		return h, err
+	}
+	return h, nil
+}
+
+func newDecoder(h Header, workers int) (*zstd.Decoder, error) {
+	opts := []zstd.DOption{
+		zstd.WithDecoderConcurrency(workers),
+		zstd.WithDecoderMaxMemory(uint64(h.BlockSize)),
+		zstd.WithDecoderMaxWindow(uint64(windowFor(h.BlockSize))),
+		zstd.WithDecodeAllCapLimit(true),
+		zstd.WithDecoderLowmem(true),
+	}
+	if h.DictID != 0 {
+		opts = append(opts, zstd.WithDecoderDicts(h.Dict))
+	}
+	d, err := zstd.NewReader(nil, opts...)
+	if err != nil {
+		return nil, errAt(8+headerFixed, ErrDictionary, "dictionary: %v", err)
+	}
+	return d, nil
+}
+
+func startReader(ctx context.Context, hdr Header, src *offsetReader, end int64, opt ReaderOptions) (*Reader, error) {
+	opt = opt.withDefaults()
+	dec, err := newDecoder(hdr, opt.Workers)
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel := context.WithCancelCause(ctx)
+	r := &Reader{
+		hdr: hdr, ctx: cctx, cancel: cancel, dec: dec, src: src, end: end,
+		free:  make(chan *rjob, opt.Lookahead),
+		work:  make(chan *rjob, opt.Lookahead),
+		order: make(chan *rjob, opt.Lookahead+1),
+	}
+	for range opt.Lookahead {
+		r.free <- &rjob{done: make(chan struct{}, 1)}
+	}
+	for range opt.Workers {
+		r.wg.Add(1)
+		go r.decoder()
+	}
+	go r.readLoop()
+	return r, nil
+}
+
+// Header returns the file's header.
+func (r *Reader) Header() Header { return r.hdr }
+
+func (r *Reader) decoder() {
+	defer r.wg.Done()
+	for {
+		select {
+		case j, ok := <-r.work:
+			if !ok {
+				return
+			}
+			// The decoder writes at most cap(dst) bytes
+			// (WithDecodeAllCapLimit): the frame's content size.
+			j.out, j.err = r.dec.DecodeAll(j.frame, slices.Grow(j.out[:0], j.fi.contentSize))
+			if j.err != nil {
+				sentinel := ErrFormat
+				if errors.Is(j.err, zstd.ErrCRCMismatch) {
+					sentinel = ErrChecksum
+				}
+				j.err = wrapAt(j.off, sentinel, j.err, "block: decoding")
+			} else if len(j.out) != j.fi.contentSize {
+				j.err = errAt(j.off, ErrFormat, "block: decoded %d bytes, its header says %d", len(j.out), j.fi.contentSize)
+			}
+			j.done <- struct{}{}
+		case <-r.ctx.Done():
+			return
+		}
+	}
+}
+
+// fail hands an error to Read as the last job.
+func (r *Reader) fail(err error) {
+	j := &rjob{err: err, done: make(chan struct{}, 1)}
+	j.done <- struct{}{}
+	select {
+	case r.order <- j:
+	case <-r.ctx.Done():
+	}
+}
+
+// readLoop reads frames in order and hands them to the decoders and to
+// Read; after the blocks it checks the index.
+func (r *Reader) readLoop() {
+	defer close(r.work)
+	defer close(r.order)
+	var blocks, tLen int64
+	var pairs uint32
+	var magic [4]byte
+	for {
+		off := r.src.off
+		if r.end >= 0 && off == r.end {
+			return
+		}
+		n, err := io.ReadFull(r.src, magic[:])
+		if err != nil {
+			if n == 0 && r.end < 0 {
+				r.fail(errAt(off, ErrTruncated, "the file ends after %d blocks, without its index", blocks))
+			} else {
+				r.fail(errAt(off, ErrTruncated, "frame magic"))
+			}
+			return
+		}
+		switch m := binary.LittleEndian.Uint32(magic[:]); {
+		case m == zstdMagic:
+		case m == indexMagic && r.end < 0:
+			if err := r.checkIndex(off, blocks, tLen, pairs); err != nil {
+				r.fail(err)
+			}
+			return
+		default:
+			r.fail(errAt(off, ErrFormat, "magic %#x: neither a block frame nor the index", m))
+			return
+		}
+		var j *rjob
+		select {
+		case j = <-r.free:
+		case <-r.ctx.Done():
+			return
+		}
+		if err := r.readFrame(j, off, magic[:]); err != nil {
+			r.fail(err)
+			return
+		}
+		blocks++
+		tLen += int64(j.fi.contentSize)
+		pairs = pairSum(pairs, len(j.frame), j.fi.contentSize)
+		select {
+		case r.order <- j:
+		case <-r.ctx.Done():
+			return
+		}
+		r.work <- j // room for every job: never blocks
+	}
+}
+
+// readFrame reads one block frame into j, checking its header and bounding
+// its length before reading it.
+func (r *Reader) readFrame(j *rjob, off int64, magic []byte) error {
+	j.off, j.err = off, nil
+	j.frame = append(j.frame[:0], magic...)
+	limit := maxFrameLen(r.hdr.BlockSize)
+	read := func(n int) ([]byte, error) {
+		start := len(j.frame)
+		j.frame = slices.Grow(j.frame, n)[:start+n]
+		if k, err := io.ReadFull(r.src, j.frame[start:]); err != nil {
+			return nil, errAt(off+int64(start+k), ErrTruncated, "block frame")
+		}
+		return j.frame[start:], nil
+	}
+	fhd, err := read(1)
+	if err != nil {
+		return err
+	}
+	hl := 5 + [4]int{0, 1, 2, 4}[fhd[0]&3] + [4]int{0, 2, 4, 8}[fhd[0]>>6]
+	if fhd[0]&0x20 == 0 {
+		hl++
+	} else if fhd[0]>>6 == 0 {
+		hl++
+	}
+	if _, err := read(hl - 5); err != nil {
+		return err
+	}
+	fi, err := parseFrameHeader(j.frame, off, &r.hdr)
+	if err != nil {
+		return err
+	}
+	j.fi = fi
+	n, err := frameLen(fi, limit, read)
+	if err != nil {
+		var fe *frameError
+		if errors.As(err, &fe) {
+			return errAt(off+int64(fe.at), ErrFormat, "block: %s", fe.msg)
+		}
+		return err
+	}
+	if n != len(j.frame) {
+		return errAt(off, ErrFormat, "block: frame walk %d bytes, read %d", n, len(j.frame))
+	}
+	return nil
+}
+
+// streamSource reads the entries of an index from the stream, summing
+// them; remain is what the entries may still take.
+type streamSource struct {
+	r      *offsetReader
+	remain int64
+	crc    uint32
+	one    [1]byte
+}
+
+func (s *streamSource) ReadByte() (byte, error) {
+	if s.remain <= 0 {
+		return 0, io.ErrUnexpectedEOF
+	}
+	b, err := s.r.ReadByte()
+	if err != nil {
+		return 0, io.ErrUnexpectedEOF
+	}
+	s.remain--
+	s.one[0] = b
+	s.crc = crc32Update(s.crc, s.one[:])
+	return b, nil
+}
+
+func (s *streamSource) skip(n int) ([]byte, error) {
+	if int64(n) > s.remain {
+		return nil, io.ErrUnexpectedEOF
+	}
+	var buf [4096]byte
+	for n > 0 {
+		k := min(n, len(buf))
+		if _, err := io.ReadFull(s.r, buf[:k]); err != nil {
+			return nil, io.ErrUnexpectedEOF
+		}
+		s.crc = crc32Update(s.crc, buf[:k])
+		s.remain -= int64(k)
+		n -= k
+	}
+	return nil, nil
+}
+
+func (s *streamSource) offset() int64 { return s.r.off }
+
+// checkIndex reads the index frame from the stream (its magic at off is
+// read) and checks it against the blocks seen, holding none of it.
+func (r *Reader) checkIndex(off, blocks, tLen int64, pairs uint32) error {
+	var sz [4]byte
+	if _, err := io.ReadFull(r.src, sz[:]); err != nil {
+		return errAt(off+4, ErrTruncated, "index frame size")
+	}
+	size := int64(binary.LittleEndian.Uint32(sz[:]))
+	if size < 4+2+footerLen || size > MaxIndexSize {
+		return errAt(off+4, ErrLimit, "index: frame size %d outside %d..%d", size, 4+2+footerLen, MaxIndexSize)
+	}
+	s := &streamSource{r: r.src, remain: size - footerLen}
+	var tag [4]byte
+	for i := range tag {
+		b, err := s.ReadByte()
+		if err != nil {
+			return errAt(s.offset(), ErrTruncated, "index tag")
+		}
+		tag[i] = b
+	}
+	if string(tag[:]) != indexTag {
+		return errAt(off+8, ErrFormat, "index: tag %q, want %q", tag[:], indexTag)
+	}
+	cntOff := s.offset()
+	count, err := readUvarint(s, "block count", uint64(size))
+	if err != nil {
+		return err
+	}
+	if int64(count) != blocks {
+		return errAt(cntOff, ErrFormat, "index: %d blocks, the file has %d", count, blocks)
+	}
+	tOff := s.offset()
+	total, err := readUvarint(s, "T length", 1<<62)
+	if err != nil {
+		return err
+	}
+	if int64(total) != tLen {
+		return errAt(tOff, ErrFormat, "index: T length %d, the blocks decode to %d", total, tLen)
+	}
+	var sum uint32
+	prevInput := int64(0)
+	for i := int64(0); i < blocks; i++ {
+		b, err := readEntry(s, &r.hdr, prevInput)
+		if err != nil {
+			return err
+		}
+		if b.First >= 0 {
+			if b.First >= b.TSize {
+				return errAt(s.offset(), ErrFormat, "index: block %d's first record at %d of %d bytes", i, b.First, b.TSize)
+			}
+			prevInput = b.Input
+		}
+		sum = pairSum(sum, b.Size, b.TSize)
+	}
+	if sum != pairs {
+		return errAt(off, ErrFormat, "index: block lengths differ from the blocks'")
+	}
+	if s.remain != 0 {
+		return errAt(s.offset(), ErrFormat, "index: %d bytes after the entries", s.remain)
+	}
+	footOff := r.src.off
+	var foot [footerLen]byte
+	if _, err := io.ReadFull(r.src, foot[:]); err != nil {
+		return errAt(footOff, ErrTruncated, "footer")
+	}
+	if string(foot[12:]) != footerMagic {
+		return errAt(footOff+12, ErrFormat, "footer: magic %q", foot[12:])
+	}
+	if got, want := s.crc, binary.LittleEndian.Uint32(foot[:]); got != want {
+		return errAt(footOff, ErrChecksum, "index: CRC-32C %#08x, stored %#08x", got, want)
+	}
+	if io := int64(binary.LittleEndian.Uint64(foot[4:])); io != off {
+		return errAt(footOff+4, ErrFormat, "footer: index offset %d, the index is at %d", io, off)
+	}
+	if _, err := r.src.ReadByte(); err != io.EOF {
+		if err == nil {
+			return errAt(r.src.off-1, ErrFormat, "bytes after the footer")
+		}
+		return fmt.Errorf("rdbz format 2: after the footer: %w", err)
+	}
+	return nil
+}
+
+// Read reads decoded bytes of T.
+func (r *Reader) Read(p []byte) (int, error) {
+	for {
+		if r.cur != nil && r.pos < len(r.cur.out) {
+			n := copy(p, r.cur.out[r.pos:])
+			r.pos += n
+			return n, nil
+		}
+		if err := r.next(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// WriteTo writes the rest of T to w.
+func (r *Reader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if r.cur != nil && r.pos < len(r.cur.out) {
+			n, err := w.Write(r.cur.out[r.pos:])
+			r.pos += n
+			total += int64(n)
+			if err != nil {
+				return total, err
+			}
+			continue
+		}
+		if err := r.next(); err != nil {
+			if err == io.EOF {
+				return total, nil
+			}
+			return total, err
+		}
+	}
+}
+
+// next recycles the current block and waits for the next one.
+func (r *Reader) next() error {
+	if r.cur != nil {
+		j := r.cur
+		r.cur = nil
+		j.frame = shrink(j.frame, maxFrameLen(r.hdr.BlockSize))
+		j.out = shrink(j.out, r.hdr.BlockSize)
+		r.free <- j // free has room for every job
+	}
+	if r.err != nil {
+		return r.err
+	}
+	if r.closed {
+		return fmt.Errorf("rdbz format 2: Read after Close: %w", ErrUsage)
+	}
+	var j *rjob
+	var ok bool
+	select {
+	case j, ok = <-r.order:
+	case <-r.ctx.Done():
+		r.err = context.Cause(r.ctx)
+		return r.err
+	}
+	if !ok {
+		if err := context.Cause(r.ctx); err != nil {
+			r.err = err
+			return err
+		}
+		r.err = io.EOF
+		return io.EOF
+	}
+	select {
+	case <-j.done:
+	case <-r.ctx.Done():
+		r.err = context.Cause(r.ctx)
+		return r.err
+	}
+	if j.err != nil {
+		r.err = j.err
+		return r.err
+	}
+	r.cur, r.pos = j, 0
+	return nil
+}
+
+// Close stops the Reader's goroutines. The reading goroutine ends when its
+// current read of the source returns.
+func (r *Reader) Close() error {
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	r.cancel(errors.New("rdbz format 2: reader closed"))
+	r.wg.Wait()
+	r.dec.Close()
+	return nil
+}
