@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"os"
 	"runtime"
 	"testing"
 
@@ -106,12 +105,12 @@ func TestTruncatedAtEveryByte(t *testing.T) {
 		t.Fatal(s, i)
 	}
 	// Every byte of the header, the first and last blocks and the index;
-	// in between every 13th (every one with RDBZ_LONG=1).
+	// in between every 101st (every one with RDBZ_LONG=1).
 	l := parse(t, file)
 	first := l.blocks[0].Offset + int64(l.blocks[0].Size)
 	last := l.blocks[len(l.blocks)-1].Offset
-	step := int64(13)
-	if os.Getenv("RDBZ_LONG") != "" {
+	step := int64(101)
+	if long() {
 		step = 1
 	}
 	for n := int64(0); n < int64(len(file)); n++ {

@@ -34,7 +34,8 @@ func trainSamples(t []byte, recs []record, budget int64) [][]byte {
 	s := train.NewSampler[[]byte](budget, 1)
 	for _, r := range recs {
 		for off := r.off; off < r.end; off += sampleChunk {
-			train.AddBytes(s, t[off:min(off+sampleChunk, r.end)])
+			p := t[off:min(off+sampleChunk, r.end)]
+			s.Add(int64(len(p)), func() []byte { return bytes.Clone(p) })
 		}
 	}
 	return s.Samples()
