@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
@@ -42,7 +44,7 @@ func BenchmarkTranscode(b *testing.B) {
 			}
 		}
 	})
-	for _, to := range []Target{ToOriginal, ToRaw} {
+	for _, to := range []Form{ToOriginal, ToRaw} {
 		b.Run("decompress-"+to.String(), func(b *testing.B) {
 			b.SetBytes(int64(len(data))) // decoded bytes
 			b.ReportAllocs()
@@ -55,11 +57,11 @@ func BenchmarkTranscode(b *testing.B) {
 	}
 }
 
-func firstDict(b *testing.B, comp []byte) *Dict {
-	var d *Dict
+func firstDict(b *testing.B, comp []byte) *node.Dict {
+	var d *node.Dict
 	err := rdbio.ForEachAux(bytes.NewReader(comp), func(name, value []byte) bool {
-		if string(name) == rdbio.AuxDict {
-			d, _ = ParseDict(bytes.Clone(value))
+		if string(name) == format.AuxDict {
+			d, _ = node.ParseDict(bytes.Clone(value))
 			return false
 		}
 		return true

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 )
@@ -42,7 +43,7 @@ func (d *decompressor) bigNode(n *rdbio.Node) error {
 // streamDecoder returns a streaming decoder of the node's frame, with a
 // bounded window, knowing the dictionary the frame names.
 func (d *decompressor) streamDecoder(n *rdbio.Node) (*zstd.Decoder, error) {
-	id, err := FrameDictID(n.Data)
+	id, err := node.FrameDictID(n.Data)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +52,7 @@ func (d *decompressor) streamDecoder(n *rdbio.Node) (*zstd.Decoder, error) {
 	if id != 0 {
 		dict := d.dict(id)
 		if dict == nil {
-			return nil, fmt.Errorf("zstd frame needs dictionary ID %d, which is not loaded: %w", id, ErrUnknownDict)
+			return nil, fmt.Errorf("zstd frame needs dictionary ID %d, which is not loaded: %w", id, node.ErrUnknownDict)
 		}
 		opts = append(opts, zstd.WithDecoderDicts(dict.Bytes))
 	}
@@ -59,7 +60,7 @@ func (d *decompressor) streamDecoder(n *rdbio.Node) (*zstd.Decoder, error) {
 }
 
 // dict returns the dictionary with the given ID, or nil.
-func (d *decompressor) dict(id uint32) *Dict {
+func (d *decompressor) dict(id uint32) *node.Dict {
 	for _, dict := range d.dicts {
 		if dict.ID == id {
 			return dict

@@ -10,22 +10,25 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
-// CompressOptions configure Compress.
+// CompressOptions configure Compress. A zero field means its default
+// (DefaultCompressOptions); "none" is a distinct value (NoMinSaving).
 type CompressOptions struct {
 	Flow
 	// Dict is the dictionary to compress with; nil trains one from the
 	// input (Train).
-	Dict *Dict
+	Dict *node.Dict
 	// NoEmbed writes AUX rdbz-dict-id instead of the dictionary itself.
 	NoEmbed bool
 	Level   zstd.EncoderLevel // 0 = DefaultLevel
 	// MinSaving is the share of a node's stored size that compression must
-	// save for the node to be stored compressed (0 = any saving; callers
-	// start from DefaultCompressOptions for DefaultMinSaving).
+	// save for the node to be stored compressed: 0 = DefaultMinSaving,
+	// NoMinSaving = any saving.
 	MinSaving float64
 	// Verify decodes every compressed node and compares before writing it.
 	Verify bool
@@ -82,7 +85,7 @@ func CompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt Comp
 		}
 		if d == nil { // compression does not pay: copy unchanged
 			opt.phase("copying")
-			n, err := rdbio.Copy(dst, f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum})
+			n, err := rdbio.Copy(dst, f, opt.Options)
 			st.BytesIn, st.BytesOut, st.Note, st.Elapsed = n, n, note, time.Since(start)
 			return st, err
 		}
@@ -99,6 +102,9 @@ func CompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt Comp
 func (o CompressOptions) withDefaults() CompressOptions {
 	if o.Level == 0 {
 		o.Level = DefaultLevel
+	}
+	if o.MinSaving == 0 {
+		o.MinSaving = DefaultMinSaving
 	}
 	o.Train = o.Train.withDefaults()
 	o.Flow = o.Flow.withDefaults()
@@ -160,14 +166,14 @@ func (c *compressor) run(ctx context.Context, dst io.Writer, src io.Reader, st *
 		}
 	} else {
 		c.state = stateWait
-		c.sampler = newNodeSampler(c.opt.Train.SampleBytes, c.opt.Train.TrainBytes, c.opt.Train.Seed)
+		c.sampler = newNodeSampler(c.opt.Train.SampleBytes, c.opt.Train.TrainBytes, c.opt.Train.seed())
 	}
 	return t.run()
 }
 
 // aux refuses a file that is rdbz-compressed already.
 func (c *compressor) aux(rec *rdbio.Record) error {
-	if bytes.HasPrefix(rec.Name, []byte(rdbio.AuxPrefix)) {
+	if bytes.HasPrefix(rec.Name, []byte(format.AuxPrefix)) {
 		return errAlreadyCompressed(rec)
 	}
 	return nil
@@ -207,25 +213,25 @@ func (c *compressor) emit(it *item, toWorkers bool) error {
 
 // formatAux is the marker record a compressed file starts with.
 func formatAux() []byte {
-	return rdbio.AppendAux(nil, []byte(rdbio.AuxFormat), []byte(rdbio.FormatVersion))
+	return rdbio.AppendAux(nil, []byte(format.AuxFormat), []byte(format.Version))
 }
 
 // dictAux is the records that bring a dictionary: the dictionary itself
 // (or, noEmbed, its ID) and the checksum of its bytes.
-func dictAux(d *Dict, noEmbed bool) []byte {
+func dictAux(d *node.Dict, noEmbed bool) []byte {
 	id := strconv.FormatUint(uint64(d.ID), 10)
 	var aux []byte
 	if noEmbed {
-		aux = rdbio.AppendAux(nil, []byte(rdbio.AuxDictID), []byte(id))
+		aux = rdbio.AppendAux(nil, []byte(format.AuxDictID), []byte(id))
 	} else {
-		aux = rdbio.AppendAux(nil, []byte(rdbio.AuxDict), d.Bytes)
+		aux = rdbio.AppendAux(nil, []byte(format.AuxDict), d.Bytes)
 	}
-	return rdbio.AppendAux(aux, []byte(rdbio.AuxDictSum), []byte(id+":"+d.Sum()))
+	return rdbio.AppendAux(aux, []byte(format.AuxDictSum), []byte(id+":"+d.Sum()))
 }
 
 // sourceCRCAux goes before the trailer when the source's trailer was 0.
 func sourceCRCAux() []byte {
-	return rdbio.AppendAux(nil, []byte(rdbio.AuxSourceCRC), []byte("0"))
+	return rdbio.AppendAux(nil, []byte(format.AuxSourceCRC), []byte("0"))
 }
 
 // bigNode passes a node over the cap through unchanged.
@@ -248,7 +254,7 @@ func (c *compressor) end(eof *rdbio.Record) (rdbio.Trailer, error) {
 }
 
 // useDict writes the dictionary's AUX records and starts the workers.
-func (c *compressor) useDict(d *Dict) error {
+func (c *compressor) useDict(d *node.Dict) error {
 	t := c.t
 	if err := t.ch.inject(dictAux(d, c.opt.NoEmbed)); err != nil {
 		return err
@@ -301,7 +307,7 @@ func (c *compressor) release() error {
 
 // useDictBefore queues the dictionary AUX ahead of the held items (the
 // chunker's pending bytes come after them).
-func (c *compressor) useDictBefore(d *Dict) error {
+func (c *compressor) useDictBefore(d *node.Dict) error {
 	t := c.t
 	cur := t.ch.cur
 	t.ch.cur = nil
@@ -313,16 +319,16 @@ func (c *compressor) useDictBefore(d *Dict) error {
 // worker compresses nodes with its own codec and scratch buffers.
 type worker struct {
 	opt   *CompressOptions
-	codec *Codec
+	codec *node.Codec
 	lzf   lzf.Encoder
 	raw   []byte
 	chk   []byte
 	ver   []byte
 }
 
-func (c *compressor) newWorker(d *Dict) (nodeFunc, error) {
+func (c *compressor) newWorker(d *node.Dict) (nodeFunc, error) {
 	// Without a CRC64 trailer (RDB < 5) each frame carries a checksum.
-	codec, err := NewCodec([]*Dict{d}, d, c.opt.Level, WithFrameChecksum(!c.t.r.Header().HasChecksum()))
+	codec, err := node.NewCodec([]*node.Dict{d}, d, c.opt.Level, node.WithFrameChecksum(!c.t.r.Header().HasChecksum()))
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
@@ -25,12 +26,12 @@ func compressFile(t *testing.T, path string, opt CompressOptions) ([]byte, *Stat
 	return out.Bytes(), st, err
 }
 
-func decompressBytes(t *testing.T, in []byte, to Target) []byte {
+func decompressBytes(t *testing.T, in []byte, to Form) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	// A compressed file may keep a source's wrong CRC when it was copied
 	// unchanged; the tests below check CRCs where they matter.
-	flow := Flow{Workers: 2, IgnoreChecksum: true}
+	flow := Flow{Options: rdbio.Options{IgnoreChecksum: true}, Workers: 2}
 	if _, err := Decompress(&out, bytes.NewReader(in), DecompressOptions{To: to, Flow: flow}); err != nil {
 		t.Fatalf("decompress --to %d: %v", to, err)
 	}
@@ -39,9 +40,9 @@ func decompressBytes(t *testing.T, in []byte, to Target) []byte {
 
 // fixedDict is testdata/test.dict (testdata/make-test-dict.sh), for the
 // tests whose subject is not the dictionary: they need not train one.
-var fixedDict = sync.OnceValues(func() (*Dict, error) { return ReadDictFile("../testdata/test.dict") })
+var fixedDict = sync.OnceValues(func() (*node.Dict, error) { return node.ReadDictFile("../testdata/test.dict") })
 
-func testDictFile(t *testing.T) *Dict {
+func testDictFile(t *testing.T) *node.Dict {
 	t.Helper()
 	d, err := fixedDict()
 	if err != nil {
@@ -61,7 +62,7 @@ func TestCorpusRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt := CompressOptions{Flow: Flow{Workers: 2}, Verify: true, Dict: testDictFile(t)}
+			opt := CompressOptions{Flow: Flow{Workers: 2}, Verify: true, Dict: testDictFile(t), MinSaving: NoMinSaving}
 			comp, st, err := compressFile(t, cf.Path, opt)
 			badCRC := errors.Is(err, rdbio.ErrChecksum)
 			if badCRC {
@@ -102,7 +103,7 @@ func TestCorpusRoundTrip(t *testing.T) {
 
 // judgeDecompressed fails unless redis loads decompress --to each target
 // of comp with the oracle summary want.
-func judgeDecompressed(t *testing.T, comp []byte, want string, targets ...Target) {
+func judgeDecompressed(t *testing.T, comp []byte, want string, targets ...Form) {
 	t.Helper()
 	for _, to := range targets {
 		p := filepath.Join(t.TempDir(), "out.rdb")

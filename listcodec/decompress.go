@@ -9,54 +9,58 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
-// Target is what Decompress turns node strings into.
-type Target uint8
+// Form is what Decompress turns node strings into (`rdbz decompress
+// --to`). A server to load a file is a target (rdbio/servers); this is not.
+type Form uint8
 
-// Decompression targets (design notes §2).
+// The forms of decompressed nodes (FORMAT.md §3).
 const (
 	// ToOriginal stores each node as the source of Compress did: LZF when
 	// flag bit 0 is set, else raw. The file comes back byte-identical.
-	ToOriginal Target = iota
+	ToOriginal Form = iota
 	// ToLZF stores every node as Redis saves it with rdbcompression yes.
 	ToLZF
 	// ToRaw stores every node raw (rdbcompression no).
 	ToRaw
 )
 
-// targetNames are the names ParseTarget reads and String gives.
-var targetNames = [...]string{ToOriginal: "original", ToLZF: "lzf", ToRaw: "raw"}
+// formNames are the names ParseForm reads and String gives.
+var formNames = [...]string{ToOriginal: "original", ToLZF: "lzf", ToRaw: "raw"}
 
 // String is the target's name.
-func (t Target) String() string {
-	if int(t) < len(targetNames) {
-		return targetNames[t]
+func (t Form) String() string {
+	if int(t) < len(formNames) {
+		return formNames[t]
 	}
 	return fmt.Sprintf("target(%d)", t)
 }
 
-// ParseTarget reads "original", "lzf" or "raw" ("" is the default,
+// ParseForm reads "original", "lzf" or "raw" ("" is the default,
 // ToOriginal).
-func ParseTarget(s string) (Target, error) {
+func ParseForm(s string) (Form, error) {
 	if s == "" {
 		return ToOriginal, nil
 	}
-	for t, name := range targetNames {
+	for t, name := range formNames {
 		if s == name {
-			return Target(t), nil
+			return Form(t), nil
 		}
 	}
-	return 0, fmt.Errorf("%w %q (want original, lzf or raw)", ErrTarget, s)
+	return 0, fmt.Errorf("%w %q (want original, lzf or raw)", ErrForm, s)
 }
 
-// DecompressOptions configure Decompress.
+// DecompressOptions configure Decompress. A zero field means its default
+// (To: ToOriginal).
 type DecompressOptions struct {
 	Flow
-	To    Target
-	Dicts []*Dict // external dictionaries (for files written with NoEmbed)
+	To    Form
+	Dicts []*node.Dict // external dictionaries (for files written with NoEmbed)
 }
 
 // Decompress is DecompressContext without cancellation.
@@ -80,7 +84,7 @@ func DecompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt De
 	if err != nil {
 		return st, err
 	}
-	d := &decompressor{opt: opt, t: t, dicts: append([]*Dict(nil), opt.Dicts...)}
+	d := &decompressor{opt: opt, t: t, dicts: append([]*node.Dict(nil), opt.Dicts...)}
 	t.h = d
 	err = t.run()
 	st.Elapsed = time.Since(start)
@@ -91,7 +95,7 @@ func DecompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt De
 type decompressor struct {
 	opt        DecompressOptions
 	t          *transcoder
-	dicts      []*Dict
+	dicts      []*node.Dict
 	started    int    // dictionaries the running workers know
 	format     string // the rdbz format version; "" for an ordinary RDB
 	sourceZero bool   // AUX rdbz-source-crc: the source's trailer was 0
@@ -102,25 +106,25 @@ type decompressor struct {
 func (d *decompressor) aux(rec *rdbio.Record) error {
 	var err error
 	switch string(rec.Name) {
-	case rdbio.AuxFormat:
+	case format.AuxFormat:
 		d.format = string(rec.Value)
-		if d.format != rdbio.FormatVersion && d.format != rdbio.FormatVersion10 {
+		if d.format != format.Version && d.format != format.Version10 {
 			err = fmt.Errorf("rdbz format %q at offset %d: this rdbz reads formats %s and %s: %w",
-				rec.Value, rec.Offset, rdbio.FormatVersion10, rdbio.FormatVersion, ErrFormatVersion)
+				rec.Value, rec.Offset, format.Version10, format.Version, ErrFormatVersion)
 		}
-	case rdbio.AuxDict:
-		var dict *Dict
-		if dict, err = ParseDict(append([]byte(nil), rec.Value...)); err != nil {
-			err = fmt.Errorf("AUX %s at offset %d: %w", rdbio.AuxDict, rec.Offset, err)
+	case format.AuxDict:
+		var dict *node.Dict
+		if dict, err = node.ParseDict(append([]byte(nil), rec.Value...)); err != nil {
+			err = fmt.Errorf("AUX %s at offset %d: %w", format.AuxDict, rec.Offset, err)
 		} else {
 			dict.Source = fmt.Sprintf("embedded at offset %d", rec.Offset)
 			d.dicts = append(d.dicts, dict)
 		}
-	case rdbio.AuxDictID:
+	case format.AuxDictID:
 		err = d.checkDictID(rec)
-	case rdbio.AuxDictSum:
+	case format.AuxDictSum:
 		err = d.checkDictSum(rec)
-	case rdbio.AuxSourceCRC:
+	case format.AuxSourceCRC:
 		d.sourceZero = string(rec.Value) == "0"
 	default:
 		return nil
@@ -138,7 +142,7 @@ func (d *decompressor) checkDictSum(rec *rdbio.Record) error {
 	idText, want, ok := strings.Cut(string(rec.Value), ":")
 	id, err := strconv.ParseUint(idText, 10, 32)
 	if !ok || err != nil {
-		return fmt.Errorf("AUX %s at offset %d: %q is not ID:checksum", rdbio.AuxDictSum, rec.Offset, rec.Value)
+		return fmt.Errorf("AUX %s at offset %d: %q is not ID:checksum", format.AuxDictSum, rec.Offset, rec.Value)
 	}
 	for _, dict := range d.dicts {
 		if dict.ID != uint32(id) {
@@ -150,14 +154,14 @@ func (d *decompressor) checkDictSum(rec *rdbio.Record) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("the file was compressed with dictionary %d, which is not given: %w", id, ErrUnknownDict)
+	return fmt.Errorf("the file was compressed with dictionary %d, which is not given: %w", id, node.ErrUnknownDict)
 }
 
 // end chooses the trailer: a CRC64, or 0 where the source had 0. A
 // format 1.1 file that could be walked to its end always carries a CRC64;
 // one whose trailer is 0 was altered, and its frames cannot be trusted.
 func (d *decompressor) end(eof *rdbio.Record) (rdbio.Trailer, error) {
-	if d.format == rdbio.FormatVersion && eof.Checksum == rdbio.ChecksumDisabled && !d.t.unwalked {
+	if d.format == format.Version && eof.Checksum == rdbio.ChecksumDisabled && !d.t.unwalked {
 		return rdbio.Trailer{}, fmt.Errorf("rdbz format %s file with a CRC64 trailer of 0 (rdbz always writes one): the file was altered: %w",
 			d.format, rdbio.ErrChecksum)
 	}
@@ -171,14 +175,14 @@ func (d *decompressor) end(eof *rdbio.Record) (rdbio.Trailer, error) {
 func (d *decompressor) checkDictID(rec *rdbio.Record) error {
 	id, err := strconv.ParseUint(string(rec.Value), 10, 32)
 	if err != nil {
-		return fmt.Errorf("AUX %s at offset %d: %q is not a dictionary ID", rdbio.AuxDictID, rec.Offset, rec.Value)
+		return fmt.Errorf("AUX %s at offset %d: %q is not a dictionary ID", format.AuxDictID, rec.Offset, rec.Value)
 	}
 	for _, dict := range d.dicts {
 		if dict.ID == uint32(id) {
 			return nil
 		}
 	}
-	return fmt.Errorf("the file was compressed with external dictionary %d: pass it with --dict: %w", id, ErrUnknownDict)
+	return fmt.Errorf("the file was compressed with external dictionary %d: pass it with --dict: %w", id, node.ErrUnknownDict)
 }
 
 // node leaves node items as they are: the workers decide.
@@ -205,14 +209,14 @@ func (d *decompressor) list(*rdbio.Record) error {
 }
 
 type unpacker struct {
-	to    Target
-	codec *Codec
+	to    Form
+	codec *node.Codec
 	lzf   lzf.Encoder
 	raw   []byte
 }
 
 func (d *decompressor) newWorker() (nodeFunc, error) {
-	codec, err := NewCodec(d.dicts, nil, zstd.SpeedDefault)
+	codec, err := node.NewCodec(d.dicts, nil, zstd.SpeedDefault)
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,9 @@ const (
 	// DefaultMinSaving is the share of a node's stored size that
 	// compression must save for the node to be stored compressed.
 	DefaultMinSaving = 0.02
+	// NoMinSaving as CompressOptions.MinSaving stores a node compressed
+	// whenever that saves a byte.
+	NoMinSaving = -1.0
 	// DefaultQueueBytes bounds the bytes in flight between the reader,
 	// the workers and the writer.
 	DefaultQueueBytes = 16 << 20
@@ -50,18 +53,19 @@ func DefaultWorkers() int { return runtime.NumCPU() }
 
 // DefaultFlow returns the pipeline settings used when none are given.
 func DefaultFlow() Flow {
-	return Flow{Workers: DefaultWorkers(), Cap: rdbio.DefaultCap, QueueBytes: DefaultQueueBytes}
+	return Flow{Options: rdbio.Options{Cap: rdbio.DefaultCap}, Workers: DefaultWorkers(), QueueBytes: DefaultQueueBytes}
 }
 
-// DefaultTrainOptions returns the training settings used when none are given.
+// DefaultTrainOptions returns the training settings used when none are
+// given: what the zero TrainOptions means, spelt out.
 func DefaultTrainOptions() TrainOptions {
+	seed := int64(DefaultSeed)
 	return TrainOptions{DictSize: DefaultDictSize, SampleBytes: DefaultSampleBytes,
-		TrainBytes: DefaultTrainBytes, Seed: DefaultSeed, Tries: DefaultTries, MinGain: DefaultMinGain}
+		TrainBytes: DefaultTrainBytes, Seed: &seed, Tries: DefaultTries, MinGain: DefaultMinGain}
 }
 
 // DefaultCompressOptions returns the options `rdbz compress` runs with when
-// given no flags. Start from these and change what differs: a zero
-// MinSaving in CompressOptions means "any saving", not the default.
+// given no flags: what the zero CompressOptions means, spelt out.
 func DefaultCompressOptions() CompressOptions {
 	return CompressOptions{Flow: DefaultFlow(), Level: DefaultLevel, MinSaving: DefaultMinSaving,
 		Train: DefaultTrainOptions()}

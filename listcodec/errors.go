@@ -2,18 +2,14 @@ package listcodec
 
 import "errors"
 
-// Errors that Compress, Decompress and the codecs wrap, for errors.Is. Node
-// errors come as *rdbio.Error (with the node's offset and key) wrapping
-// these or rdbio's own.
+// Errors that Compress and Decompress wrap, for errors.Is, besides
+// listcodec/node's (ErrUnknownDict, ErrBadDict). Node errors come as
+// *rdbio.Error (with the node's offset and key) wrapping these, node's or
+// rdbio's own.
 var (
-	// ErrUnknownDict: a frame or the file names a dictionary that was not
-	// given (an external one: pass it) or is not known.
-	ErrUnknownDict = errors.New("unknown zstd dictionary")
 	// ErrWrongDict: a dictionary with the right ID whose bytes are not
 	// those the file was compressed with (format 1.1 records a checksum).
 	ErrWrongDict = errors.New("wrong zstd dictionary")
-	// ErrBadDict: bytes that are not a usable zstd dictionary.
-	ErrBadDict = errors.New("not a usable zstd dictionary")
 	// ErrAlreadyCompressed: Compress was given an rdbz-compressed file.
 	ErrAlreadyCompressed = errors.New("input is already rdbz-compressed")
 	// ErrFormatVersion: the file is of an rdbz format this package does
@@ -22,8 +18,9 @@ var (
 	// ErrVerify: with CompressOptions.Verify, a compressed node did not
 	// decode back to its input.
 	ErrVerify = errors.New("compressed node does not decode back to its input")
-	// ErrTarget: ParseTarget was given an unknown target name.
-	ErrTarget = errors.New("unknown target")
+	// ErrForm: ParseForm was given an unknown form name. (Its text says
+	// "target", as `rdbz decompress --to` has always said.)
+	ErrForm = errors.New("unknown target")
 	// ErrOptions: options that cannot go together.
 	ErrOptions = errors.New("invalid options")
 )

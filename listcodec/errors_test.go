@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -77,14 +79,14 @@ func TestDecompressErrors(t *testing.T) {
 func TestExternalDictionary(t *testing.T) {
 	comp := compressedSmall(t, CompressOptions{})
 	r, _ := rdbio.NewReader(bytes.NewReader(comp), rdbio.Options{})
-	var dict *Dict
+	var dict *node.Dict
 	for dict == nil {
 		rec, err := r.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rec.Kind == rdbio.KindAux && string(rec.Name) == rdbio.AuxDict {
-			d, err := ParseDict(bytes.Clone(rec.Value))
+		if rec.Kind == rdbio.KindAux && string(rec.Name) == format.AuxDict {
+			d, err := node.ParseDict(bytes.Clone(rec.Value))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +98,7 @@ func TestExternalDictionary(t *testing.T) {
 	if _, err := Compress(&ext, bytes.NewReader(data), CompressOptions{Dict: dict, NoEmbed: true}); err != nil {
 		t.Fatal(err)
 	}
-	if bytes.Contains(ext.Bytes(), []byte(rdbio.AuxDict+"\x00")) || !bytes.Contains(ext.Bytes(), []byte(rdbio.AuxDictID)) {
+	if bytes.Contains(ext.Bytes(), []byte(format.AuxDict+"\x00")) || !bytes.Contains(ext.Bytes(), []byte(format.AuxDictID)) {
 		t.Fatal("--no-embed output should carry rdbz-dict-id, not the dictionary")
 	}
 	_, err := Decompress(&bytes.Buffer{}, bytes.NewReader(ext.Bytes()), DecompressOptions{})
@@ -104,7 +106,7 @@ func TestExternalDictionary(t *testing.T) {
 		t.Fatalf("missing dictionary: error %v, want one naming dictionary %d", err, dict.ID)
 	}
 	var back bytes.Buffer
-	if _, err := Decompress(&back, bytes.NewReader(ext.Bytes()), DecompressOptions{Dicts: []*Dict{dict}}); err != nil {
+	if _, err := Decompress(&back, bytes.NewReader(ext.Bytes()), DecompressOptions{Dicts: []*node.Dict{dict}}); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(back.Bytes(), data) {

@@ -27,7 +27,10 @@ func compress2(ctx context.Context, dst io.Writer, src io.Reader, opt CompressOp
 	}
 	o := format2.Options{Level: opt.Level, Workers: opt.Workers, Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum,
 		SampleBytes: opt.Train.SampleBytes, TrainBytes: opt.Train.TrainBytes, Stream: opt.Train.Stream,
-		Seed: opt.Train.Seed, Phase: opt.Phase, BlockSize: opt.BlockSize}
+		Phase: opt.Phase, BlockSize: opt.BlockSize}
+	if opt.Train.Seed != nil {
+		o.Seed = *opt.Train.Seed
+	}
 	if opt.Train.DictSize != DefaultDictSize {
 		o.DictSize = opt.Train.DictSize // the format-1 default is not format 2's
 	}

@@ -7,13 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
 // fuzzFlow keeps memory small: a 1 MiB cap and queue.
-var fuzzFlow = Flow{Workers: 2, Cap: 1 << 20, QueueBytes: 1 << 20, IgnoreChecksum: true}
+var fuzzFlow = Flow{Options: rdbio.Options{Cap: 1 << 20, IgnoreChecksum: true}, Workers: 2, QueueBytes: 1 << 20}
 
 // FuzzRoundTrip compresses arbitrary bytes with the test dictionary and,
 // when that succeeds, decompresses them in every mode: nothing panics or
@@ -30,7 +31,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if _, err := Compress(&comp, bytes.NewReader(data), opt); err != nil {
 			return
 		}
-		for _, to := range []Target{ToOriginal, ToLZF, ToRaw} {
+		for _, to := range []Form{ToOriginal, ToLZF, ToRaw} {
 			var out bytes.Buffer
 			_, err := Decompress(&out, bytes.NewReader(comp.Bytes()), DecompressOptions{Flow: fuzzFlow, To: to})
 			if err != nil {
@@ -61,7 +62,7 @@ func crcMismatch(data []byte) bool {
 // never a panic or an allocation by the claimed length.
 func FuzzDecompressNode(f *testing.F) {
 	d := testDict(f)
-	codec, err := NewCodec([]*Dict{d}, d, DefaultLevel)
+	codec, err := node.NewCodec([]*node.Dict{d}, d, DefaultLevel)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func FuzzDecompressNode(f *testing.F) {
 		w.WriteLen(1)
 		w.WriteNode(2, rdbio.EncZstd, flags, ulen, frame)
 		w.Close()
-		for _, to := range []Target{ToOriginal, ToLZF, ToRaw} {
+		for _, to := range []Form{ToOriginal, ToLZF, ToRaw} {
 			Decompress(&bytes.Buffer{}, bytes.NewReader(buf.Bytes()), DecompressOptions{Flow: fuzzFlow, To: to})
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -34,7 +35,7 @@ func frameSpans(t *testing.T, data []byte) [][2]int {
 func TestFrameFlipsNeverSilent(t *testing.T) {
 	comp := compressedSmall(t, DefaultCompressOptions())
 	binary.LittleEndian.PutUint64(comp[len(comp)-8:], 0)
-	want := map[Target][]byte{}
+	want := map[Form][]byte{}
 	spans := frameSpans(t, comp)
 	r := rand.New(rand.NewPCG(9, 9))
 	silent := 0
@@ -44,7 +45,7 @@ func TestFrameFlipsNeverSilent(t *testing.T) {
 		pos := sp[0] + r.IntN(sp[1]-sp[0])
 		bad := bytes.Clone(comp)
 		bad[pos] ^= 1 << r.IntN(8)
-		to := Target(i % 3)
+		to := Form(i % 3)
 		var out bytes.Buffer
 		_, err := Decompress(&out, bytes.NewReader(bad), DecompressOptions{To: to, Flow: Flow{Workers: 2}})
 		if err != nil {
@@ -52,7 +53,7 @@ func TestFrameFlipsNeverSilent(t *testing.T) {
 		}
 		if want[to] == nil {
 			var ref bytes.Buffer
-			if _, err := Decompress(&ref, bytes.NewReader(comp), DecompressOptions{To: to, Flow: Flow{Workers: 2, IgnoreChecksum: true}}); err == nil {
+			if _, err := Decompress(&ref, bytes.NewReader(comp), DecompressOptions{To: to, Flow: Flow{Options: rdbio.Options{IgnoreChecksum: true}, Workers: 2}}); err == nil {
 				want[to] = ref.Bytes()
 			}
 		}
@@ -109,21 +110,21 @@ func TestWrongDictionary(t *testing.T) {
 	if _, err := Compress(&comp, bytes.NewReader(smallRDB(t)), opt); err != nil {
 		t.Fatal(err)
 	}
-	decomp := func(in []byte, dicts ...*Dict) error {
-		_, err := Decompress(&bytes.Buffer{}, bytes.NewReader(in), DecompressOptions{Dicts: dicts, Flow: Flow{IgnoreChecksum: true}})
+	decomp := func(in []byte, dicts ...*node.Dict) error {
+		_, err := Decompress(&bytes.Buffer{}, bytes.NewReader(in), DecompressOptions{Dicts: dicts, Flow: Flow{Options: rdbio.Options{IgnoreChecksum: true}}})
 		return err
 	}
 	if err := decomp(comp.Bytes(), d); err != nil {
 		t.Fatalf("right dictionary: %v", err)
 	}
-	if err := decomp(comp.Bytes()); !errors.Is(err, ErrUnknownDict) {
+	if err := decomp(comp.Bytes()); !errors.Is(err, node.ErrUnknownDict) {
 		t.Fatalf("no dictionary: %v, want ErrUnknownDict", err)
 	}
 	// Same ID, other content.
 	other := buildTestDict(t, testDictID+1)
 	forged := bytes.Clone(other.Bytes)
 	binary.LittleEndian.PutUint32(forged[4:], d.ID)
-	fd, err := ParseDict(forged)
+	fd, err := node.ParseDict(forged)
 	if err != nil {
 		t.Fatal(err)
 	}

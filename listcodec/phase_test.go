@@ -6,6 +6,8 @@ import (
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/rdbz/rdbz/listcodec/node"
 )
 
 // TestCompressPhases: CompressOptions.Phase hears the phases in order: a
@@ -21,11 +23,11 @@ func TestCompressPhases(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	dict, err := ReadDictFile("../testdata/test.dict")
+	dict, err := node.ReadDictFile("../testdata/test.dict")
 	if err != nil {
 		t.Fatal(err)
 	}
-	phases := func(src io.Reader, dict *Dict) []string {
+	phases := func(src io.Reader, dict *node.Dict) []string {
 		var got []string
 		opt := DefaultCompressOptions()
 		opt.Dict = dict

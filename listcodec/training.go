@@ -6,25 +6,44 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/train"
 )
 
 // TrainOptions configure how Compress trains a dictionary when it is given
-// none (and how `rdbz train` does: the same rules, see BuildDict). Zero
-// fields take the values of DefaultTrainOptions.
+// none (and how `rdbz train` does: the same rules, see BuildDict). A zero
+// field means its default (DefaultTrainOptions); a value other than the
+// default, "none" included, is a distinct value: Seed is a pointer so that
+// seed 0 can be given.
 type TrainOptions struct {
-	DictSize    int     // largest dictionary size
-	SampleBytes int64   // file mode: node bytes sampled uniformly over the file
-	TrainBytes  int64   // stream mode: node bytes held before training
-	Seed        int64   // same input and seed, same dictionary
-	Tries       int     // shuffle seeds tried (train.Params.Tries)
-	ID          uint32  // dictionary ID; 0 derives one (train.Params.ID)
-	Stream      bool    // train from the first nodes even when the input is a file
-	MinGain     float64 // the dictionary must beat the stored node bytes by this share
+	DictSize    int    // largest dictionary size; 0 = DefaultDictSize
+	SampleBytes int64  // file mode: node bytes sampled uniformly over the file; 0 = DefaultSampleBytes
+	TrainBytes  int64  // stream mode: node bytes held before training; 0 = DefaultTrainBytes
+	Seed        *int64 // same input and seed, same dictionary; nil = DefaultSeed
+	Tries       int    // shuffle seeds tried (train.Params.Tries); 0 = DefaultTries
+	ID          uint32 // dictionary ID; 0 derives one from the content (train.Params.ID)
+	Stream      bool   // train from the first nodes even when the input is a file; false = file mode for files
+	// MinGain is the share of the sampled nodes' stored size the trained
+	// dictionary must save, or the input is copied unchanged; 0 =
+	// DefaultMinGain, -Inf: none (the what-if's forced dictionary).
+	MinGain float64
+}
+
+// noMinGain as TrainOptions.MinGain keeps a dictionary whatever it saves.
+var noMinGain = math.Inf(-1)
+
+// seed is the training seed: Seed, or DefaultSeed when nil.
+func (o TrainOptions) seed() int64 {
+	if o.Seed == nil {
+		return DefaultSeed
+	}
+	return *o.Seed
 }
 
 // withDefaults fills the zero fields from DefaultTrainOptions.
@@ -106,7 +125,7 @@ func (n *nodeSampler) add(it *item) error {
 }
 
 func (n *nodeSampler) decode(enc rdbio.Enc, data []byte, ulen uint64) ([]byte, error) {
-	raw, err := DecodeNode(n.scratch, &rdbio.Node{Enc: enc, Data: data, ULen: ulen})
+	raw, err := decodeNode(n.scratch, &rdbio.Node{Enc: enc, Data: data, ULen: ulen})
 	if enc == rdbio.EncLZF {
 		n.scratch = raw
 	}
@@ -126,7 +145,7 @@ func (n *nodeSampler) full() bool {
 // MinSaving (as compress decides), the nodes must come out MinGain smaller
 // than stored, and what the nodes seen save must exceed the dictionary's
 // own size.
-func (n *nodeSampler) build(opt CompressOptions) (*Dict, string, error) {
+func (n *nodeSampler) build(opt CompressOptions) (*node.Dict, string, error) {
 	samples := n.s.Samples()
 	if len(samples) == 0 {
 		return nil, "no list nodes to train on: nothing compressed", nil
@@ -168,18 +187,18 @@ func (n *nodeSampler) build(opt CompressOptions) (*Dict, string, error) {
 // level. `rdbz train` and Compress both build through it, so the same
 // sample and options give the same dictionary. An error wraps
 // train.ErrTooFewSamples when the samples cannot train one.
-func BuildDict(samples []NodeSample, rawBytes int64, opt TrainOptions, level zstd.EncoderLevel) (*Dict, error) {
+func BuildDict(samples []NodeSample, rawBytes int64, opt TrainOptions, level zstd.EncoderLevel) (*node.Dict, error) {
 	opt = opt.withDefaults()
 	data := make([][]byte, len(samples))
 	for i, s := range samples {
 		data[i] = s.Data
 	}
-	p := train.Params{DictSize: dictSizeFor(opt.DictSize, rawBytes), Seed: opt.Seed, Tries: opt.Tries, ID: opt.ID, Level: level}
+	p := train.Params{DictSize: dictSizeFor(opt.DictSize, rawBytes), Seed: opt.seed(), Tries: opt.Tries, ID: opt.ID, Level: level}
 	b, err := trainDict(data, p)
 	if err != nil {
 		return nil, err
 	}
-	d, err := ParseDict(b)
+	d, err := node.ParseDict(b)
 	if err != nil {
 		return nil, fmt.Errorf("trained dictionary: %w", err)
 	}
@@ -220,8 +239,8 @@ func trainDict(samples [][]byte, p train.Params) (dict []byte, err error) {
 // gateSizes compresses a held-out tenth of the samples (all of them when
 // there are few) as compress would and returns their stored and resulting
 // node bytes.
-func gateSizes(d *Dict, samples []NodeSample, opt CompressOptions) (before, after int64, err error) {
-	codec, err := NewCodec([]*Dict{d}, d, opt.Level)
+func gateSizes(d *node.Dict, samples []NodeSample, opt CompressOptions) (before, after int64, err error) {
+	codec, err := node.NewCodec([]*node.Dict{d}, d, opt.Level)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -248,12 +267,12 @@ func gateSizes(d *Dict, samples []NodeSample, opt CompressOptions) (before, afte
 
 // trainFromFile samples nodes uniformly over the whole file (a first
 // pass), trains, and rewinds the file.
-func trainFromFile(ctx context.Context, f seekFile, opt CompressOptions) (*Dict, string, error) {
+func trainFromFile(ctx context.Context, f seekFile, opt CompressOptions) (*node.Dict, string, error) {
 	if err := refuseCompressed(f, opt.Flow); err != nil {
 		return nil, "", err
 	}
-	ns := newNodeSampler(opt.Train.SampleBytes, opt.Train.SampleBytes, opt.Train.Seed)
-	if err := ns.addAll(ctx, f, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, false); err != nil {
+	ns := newNodeSampler(opt.Train.SampleBytes, opt.Train.SampleBytes, opt.Train.seed())
+	if err := ns.addAll(ctx, f, opt.Options, false); err != nil {
 		return nil, "", fmt.Errorf("sampling pass: %w", err)
 	}
 	d, note, err := ns.build(opt)
@@ -269,9 +288,9 @@ func trainFromFile(ctx context.Context, f seekFile, opt CompressOptions) (*Dict,
 // refuseCompressed fails when the file's first record is rdbz's marker
 // (FORMAT.md puts it first), and rewinds the file.
 func refuseCompressed(f seekFile, flow Flow) error {
-	r, err := rdbio.NewReader(f, rdbio.Options{Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum})
+	r, err := rdbio.NewReader(f, flow.Options)
 	if err == nil {
-		if rec, err := r.Next(); err == nil && rec.Kind == rdbio.KindAux && string(rec.Name) == rdbio.AuxFormat {
+		if rec, err := r.Next(); err == nil && rec.Kind == rdbio.KindAux && string(rec.Name) == format.AuxFormat {
 			return errAlreadyCompressed(rec)
 		}
 	}
@@ -310,7 +329,7 @@ type NodeSampler struct {
 // NewNodeSampler returns a sampler with opt's budget (SampleBytes) and seed.
 func NewNodeSampler(opt TrainOptions) *NodeSampler {
 	opt = opt.withDefaults()
-	return &NodeSampler{ns: newNodeSampler(opt.SampleBytes, opt.SampleBytes, opt.Seed), opt: opt}
+	return &NodeSampler{ns: newNodeSampler(opt.SampleBytes, opt.SampleBytes, opt.seed()), opt: opt}
 }
 
 // AddAll samples the list nodes of an RDB stream: all of them, or, when
@@ -328,13 +347,13 @@ func (s *NodeSampler) Seen() int64 { return s.ns.raw }
 
 // Dict builds the dictionary from samples (all of Samples, or a part of
 // them) with the sampler's options, as Compress would.
-func (s *NodeSampler) Dict(samples []NodeSample, level zstd.EncoderLevel) (*Dict, error) {
+func (s *NodeSampler) Dict(samples []NodeSample, level zstd.EncoderLevel) (*node.Dict, error) {
 	return BuildDict(samples, s.ns.raw, s.opt, level)
 }
 
-// DecodeNode returns a node's bytes: raw as stored, or LZF decoded into
+// decodeNode returns a node's bytes: raw as stored, or LZF decoded into
 // dst. Integer-encoded and zstd nodes give nil.
-func DecodeNode(dst []byte, n *rdbio.Node) ([]byte, error) {
+func decodeNode(dst []byte, n *rdbio.Node) ([]byte, error) {
 	switch n.Enc {
 	case rdbio.EncRaw:
 		return n.Data, nil
@@ -342,4 +361,46 @@ func DecodeNode(dst []byte, n *rdbio.Node) ([]byte, error) {
 		return lzf.Decode(dst[:0], n.Data, int(n.ULen))
 	}
 	return nil, nil
+}
+
+// HeldOutDict trains, as Dict does, on nine tenths of samples (chosen by the
+// sampler's seed) and returns that dictionary and the other tenth, on which
+// it can be judged fairly (EvaluateDict).
+func (s *NodeSampler) HeldOutDict(samples []NodeSample, level zstd.EncoderLevel) (*node.Dict, []NodeSample, error) {
+	trainSet, evalSet := train.HeldOut(samples, 0.9, s.opt.seed())
+	d, err := s.Dict(trainSet, level)
+	return d, evalSet, err
+}
+
+// DictEval is what a dictionary makes of node samples, each compressed
+// alone: their bytes raw, LZF-compressed as Redis saves them, and as zstd
+// frames without and with the dictionary.
+type DictEval struct {
+	Samples                    int
+	Raw, LZF, NoDict, WithDict int64
+}
+
+// EvaluateDict compresses each sample alone at the given level (see
+// train.Evaluate) and as Redis would save it with LZF.
+func EvaluateDict(d *node.Dict, samples []NodeSample, level zstd.EncoderLevel) (DictEval, error) {
+	data := make([][]byte, len(samples))
+	for i, s := range samples {
+		data[i] = s.Data
+	}
+	st, err := train.Evaluate(d.Bytes, data, level)
+	if err != nil {
+		return DictEval{}, err
+	}
+	ev := DictEval{Samples: st.Samples, Raw: st.Raw, NoDict: st.NoDict, WithDict: st.WithDict}
+	var enc lzf.Encoder
+	var buf []byte
+	for _, b := range data {
+		var ok bool
+		if buf, ok = enc.RedisSave(buf, b); ok {
+			ev.LZF += int64(len(buf))
+		} else {
+			ev.LZF += int64(len(b))
+		}
+	}
+	return ev, nil
 }

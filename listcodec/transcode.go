@@ -10,12 +10,15 @@ import (
 	"github.com/rdbz/rdbz/rdbio"
 )
 
-// Flow configures the pipeline of Compress and Decompress.
+// Flow configures the pipeline of Compress and Decompress. A zero field
+// means its default.
 type Flow struct {
-	Workers        int   // node workers; 0 = DefaultWorkers()
-	Cap            int   // capture cap (rdbio.Options.Cap); 0 = rdbio.DefaultCap
-	QueueBytes     int64 // bytes in flight between the stages; 0 = DefaultQueueBytes
-	IgnoreChecksum bool  // accept an input whose CRC64 does not match
+	// Options say how the input is read: Cap is the capture cap (0:
+	// rdbio.DefaultCap), IgnoreChecksum accepts an input whose CRC64 does
+	// not match.
+	rdbio.Options
+	Workers    int   // node workers; 0 = DefaultWorkers()
+	QueueBytes int64 // bytes in flight between the stages; 0 = DefaultQueueBytes
 }
 
 // withDefaults fills the zero fields from DefaultFlow.
@@ -75,7 +78,7 @@ type handler interface {
 
 func newTranscoder(ctx context.Context, dst io.Writer, src io.Reader, flow Flow, stats *Stats) (*transcoder, error) {
 	flow = flow.withDefaults()
-	r, err := rdbio.NewReader(src, rdbio.Options{Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum})
+	r, err := rdbio.NewReader(src, flow.Options)
 	if err != nil {
 		return nil, err
 	}

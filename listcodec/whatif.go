@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/train"
@@ -54,14 +55,10 @@ func NewWhatIf(opt CompressOptions) *WhatIf {
 	opt = opt.withDefaults()
 	return &WhatIf{
 		opt: opt,
-		ns:  newNodeSampler(opt.Train.SampleBytes, opt.Train.SampleBytes, opt.Train.Seed),
-		est: train.NewSampler[estNode](opt.Train.SampleBytes, opt.Train.Seed^estSeed),
+		ns:  newNodeSampler(opt.Train.SampleBytes, opt.Train.SampleBytes, opt.Train.seed()),
+		est: train.NewSampler[estNode](opt.Train.SampleBytes, opt.Train.seed()^estSeed),
 	}
 }
-
-// Cap is the capture cap the reader feeding Node must use for the
-// prediction to hold: Compress's.
-func (w *WhatIf) Cap() int { return w.opt.Cap }
 
 // estNode is one node of the estimation sample, as stored.
 type estNode struct {
@@ -218,13 +215,16 @@ type EstimateInput struct {
 }
 
 // Estimate trains the dictionary Compress would train, compresses the
-// estimation sample and predicts.
+// estimation sample and predicts. It reports one phase, "training", to the
+// options' Phase.
 func (w *WhatIf) Estimate(in EstimateInput) (*WhatIfReport, error) {
 	fileBytes, compressed := in.Bytes, in.Compressed
+	w.opt.phase("training")
 	o := w.opt
+	o.Phase = nil // reported above, once
 	rep := &WhatIfReport{FileBytes: fileBytes, RdbzCompressBytes: fileBytes,
 		Settings: WhatIfSettings{Level: ZstdLevel(o.Level), MinSaving: o.MinSaving, DictSize: o.Train.DictSize,
-			SampleBytes: o.Train.SampleBytes, Seed: o.Train.Seed, MinGain: o.Train.MinGain, Cap: o.Cap}}
+			SampleBytes: o.Train.SampleBytes, Seed: o.Train.seed(), MinGain: o.Train.MinGain, Cap: o.Cap}}
 	rep.Nodes = NodeEstimates{Nodes: w.nodes, Eligible: w.eligible, Stored: w.stored, Raw: w.raw}
 	tn, tb := w.ns.s.Kept()
 	rep.Sample.TrainNodes, rep.Sample.TrainBytes = tn, tb
@@ -232,7 +232,7 @@ func (w *WhatIf) Estimate(in EstimateInput) (*WhatIfReport, error) {
 		rep.Unchanged = true
 		rep.Note = "the input is rdbz-compressed already: rdbz compress refuses it (decompress first)"
 	}
-	var dict *Dict
+	var dict *node.Dict
 	if !compressed { // (its nodes are zstd already: nothing to train on)
 		start := time.Now()
 		d, note, err := w.ns.build(o)
@@ -244,7 +244,7 @@ func (w *WhatIf) Estimate(in EstimateInput) (*WhatIfReport, error) {
 			// Train anyway, the gate forced open, to show what the
 			// dictionary would have given.
 			forced := o
-			forced.Train.MinGain = math.Inf(-1)
+			forced.Train.MinGain = noMinGain
 			if d, _, err = w.ns.build(forced); err != nil {
 				return nil, fmt.Errorf("what-if: %w", err)
 			}
@@ -278,15 +278,15 @@ type sampleSums struct {
 
 // evaluate compresses the estimation sample and scales it to all
 // eligible nodes.
-func (w *WhatIf) evaluate(rep *WhatIfReport, dict *Dict) error {
-	plain, err := NewCodec(nil, nil, w.opt.Level)
+func (w *WhatIf) evaluate(rep *WhatIfReport, dict *node.Dict) error {
+	plain, err := node.NewCodec(nil, nil, w.opt.Level)
 	if err != nil {
 		return err
 	}
 	defer plain.Close()
 	var wk *worker
 	if dict != nil {
-		codec, err := NewCodec([]*Dict{dict}, dict, w.opt.Level)
+		codec, err := node.NewCodec([]*node.Dict{dict}, dict, w.opt.Level)
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,7 @@ package rdbio
 
 import "fmt"
 
-// walkDflyValue walks Dragonfly's own value types (rdb-format.md §6). Only
+// walkDflyValue walks Dragonfly's own value types (docs/rdb-format.md §6). Only
 // the hashes and sets with expiry tell their element count.
 func (r *Reader) walkDflyValue(t Type) (ValueInfo, error) {
 	switch t {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 )
 
-// Opcodes (rdb-format.md §3).
+// Opcodes (docs/rdb-format.md §3).
 const (
 	OpSlotImport  = 243 // Valkey 9 (VALKEY magic)
 	OpKeyMeta     = 243 // Redis 8.6+ (REDIS magic)

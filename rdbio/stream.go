@@ -7,7 +7,7 @@ import (
 	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
-// walkStream walks a stream value of any version (rdb-format.md §4.1):
+// walkStream walks a stream value of any version (docs/rdb-format.md §4.1):
 // v1 = 15, v2 = 19, v3 = 21, v4 = 26, v5 = 27. Its element count is the
 // stream's length field (as XLEN).
 //

@@ -3,25 +3,7 @@ package rdbio
 import (
 	"fmt"
 	"io"
-	"strings"
 )
-
-// StreamFieldsLost says what a stream of type from loses as one of the
-// older type to (Value.CopyStreamAs), or "" for nothing.
-func StreamFieldsLost(from, to Type) string {
-	v, w := streamVersion(from), streamVersion(to)
-	var parts []string
-	lost := func(since int, what string) {
-		if w < since && v >= since {
-			parts = append(parts, what)
-		}
-	}
-	lost(2, "first-id, max-deleted-entry-id and entries-added; groups' entries-read")
-	lost(3, "consumers' active-time")
-	lost(4, "idempotent-producer (IDMP) state")
-	lost(5, "nacked IDs")
-	return strings.Join(parts, "; ")
-}
 
 // StreamTypes are the stream value types, oldest first.
 var StreamTypes = []Type{TypeStreamListpacks, TypeStream2, TypeStream3, TypeStream4, TypeStream5}

@@ -99,7 +99,7 @@ func (v Value) ExpiringFields(fn func(field, value []byte, expireMs int64) error
 }
 
 // CopyStreamAs sends the value, a stream, to w as a stream of the older
-// (or the same) type to, as that type stores it (rdb-format.md §4.1): the
+// (or the same) type to, as that type stores it (docs/rdb-format.md §4.1): the
 // fields to has no place for are left out, everything else (the entries'
 // listpacks, the groups, their PELs and consumers) passes byte for byte.
 // The type byte, already read with the key, is the caller's to rewrite. A

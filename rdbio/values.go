@@ -2,7 +2,7 @@ package rdbio
 
 import "strconv"
 
-// Value types (rdb-format.md §4). Where two producers use one number, the
+// Value types (docs/rdb-format.md §4). Where two producers use one number, the
 // name is Redis's; Type tells them apart. The constants are untyped: each
 // is both the type byte and the Type of Redis's meaning of it.
 const (

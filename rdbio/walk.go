@@ -62,7 +62,7 @@ func (r *Reader) finishValue(count bool) (ValueInfo, error) {
 	return ValueInfo{}, nil
 }
 
-// walkValue is the one walk of the value grammar (rdb-format.md §4-§6): it
+// walkValue is the one walk of the value grammar (docs/rdb-format.md §4-§6): it
 // consumes a whole value of type t and reports what it saw. Without count
 // it reads no string's contents (Next's skip); with it, strings and blob
 // headers are read to tell their length and element count.

@@ -49,7 +49,7 @@ func emitNode(n *rdbio.Node, fn func([]byte)) error {
 // file, or an error if the file is missing or unreadable.
 func corpusSamples(name string, budget int64) ([][]byte, error) {
 	sm := NewSampler[[]byte](budget, 42)
-	if err := listNodes(filepath.Join(corpusDir, name), func(b []byte) { AddBytes(sm, b) }); err != nil {
+	if err := listNodes(filepath.Join(corpusDir, name), func(b []byte) { addBytes(sm, b) }); err != nil {
 		return nil, err
 	}
 	return sm.Samples(), nil

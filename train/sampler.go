@@ -91,11 +91,6 @@ func (s *Sampler[T]) Add(size int64, keep func() T) {
 	}
 }
 
-// AddBytes offers a byte sample (copied if kept) to a Sampler of byte slices.
-func AddBytes(s *Sampler[[]byte], sample []byte) {
-	s.Add(int64(len(sample)), func() []byte { return slices.Clone(sample) })
-}
-
 // Samples returns the kept samples in the order they were added. They
 // belong to the Sampler and must not be modified.
 func (s *Sampler[T]) Samples() []T {

@@ -35,7 +35,7 @@ func TestSamplerBudget(t *testing.T) {
 			var seenBytes int64
 			for i := range tt.n {
 				b := numbered(i, tt.sizes(i))
-				AddBytes(s, b)
+				addBytes(s, b)
 				seenBytes += int64(len(b))
 				if _, kept := s.Kept(); kept > tt.budget {
 					t.Fatalf("after %d samples: %d bytes kept, budget %d", i+1, kept, tt.budget)
@@ -81,7 +81,7 @@ func TestSamplerDeterministic(t *testing.T) {
 	run := func(seed int64) [][]byte {
 		s := NewSampler[[]byte](5000, seed)
 		for i := range 1000 {
-			AddBytes(s, numbered(i, 50+i%50))
+			addBytes(s, numbered(i, 50+i%50))
 		}
 		return s.Samples()
 	}
@@ -107,7 +107,7 @@ func TestSamplerUniform(t *testing.T) {
 	for seed := range int64(trials) {
 		s := NewSampler[[]byte](keep*10, seed)
 		for i := range n {
-			AddBytes(s, numbered(i, 10))
+			addBytes(s, numbered(i, 10))
 		}
 		got := s.Samples()
 		if len(got) != keep {
@@ -184,4 +184,9 @@ func TestHeldOut(t *testing.T) {
 	if slices.EqualFunc(a, b, bytes.Equal) {
 		t.Error("seeds 1 and 2 held out the same samples")
 	}
+}
+
+// addBytes offers a byte sample (copied if kept) to a Sampler of byte slices.
+func addBytes(s *Sampler[[]byte], sample []byte) {
+	s.Add(int64(len(sample)), func() []byte { return slices.Clone(sample) })
 }

@@ -57,9 +57,10 @@ const (
 // train a dictionary.
 var ErrTooFewSamples = errors.New("too few samples to train a dictionary")
 
-// Params selects how a dictionary is built. The zero value asks for at most
-// 64 KiB of dictionary for zstd.SpeedDefault, with k, d and the size
-// searched.
+// Params selects how a dictionary is built. A zero field means its default:
+// the zero value asks for at most 64 KiB of dictionary for
+// zstd.SpeedDefault, with k, d and the size searched, seed 0 and an ID
+// derived from the content.
 type Params struct {
 	// DictSize is the largest total dictionary size in bytes, header and
 	// tables included (default DefaultDictSize). The dictionary fills it
@@ -74,10 +75,11 @@ type Params struct {
 	// 3072}, choosing by the compressed size of held-out samples.
 	K, D int
 	// Seed makes the choices that are random (sample order, held-out split,
-	// default ID) reproducible: same samples and same seed, same bytes.
+	// default ID) reproducible: same samples and same seed, same bytes
+	// (default 0; listcodec's callers pass their own default).
 	Seed int64
 	// ID is the dictionary ID, in MinID..MaxID; 0 derives one from the
-	// dictionary's content (ContentID).
+	// dictionary's content (contentID).
 	ID uint32
 	// Level is the level the dictionary will be used with; the entropy
 	// tables are fitted to it (default zstd.SpeedDefault).
@@ -199,10 +201,10 @@ func (p Params) resolve() (resolved, error) {
 	return r, nil
 }
 
-// ContentID derives a dictionary ID in MinID..MaxID from a dictionary's
+// contentID derives a dictionary ID in MinID..MaxID from a dictionary's
 // bytes (its ID field left out), so that different dictionaries get
 // different IDs (but for a 1 in 32768 chance) and the same one the same.
-func ContentID(dict []byte) uint32 {
+func contentID(dict []byte) uint32 {
 	h := sha256.New()
 	if len(dict) >= 8 {
 		h.Write(dict[:4])
@@ -331,7 +333,7 @@ func build(samples [][]byte, p Params, cfg config) (Result, error) {
 		return Result{}, fmt.Errorf("train: k=%d d=%d: %w", res.K, res.D, err)
 	}
 	if r.deriveID {
-		setID(res.Dict, ContentID(res.Dict))
+		setID(res.Dict, contentID(res.Dict))
 	}
 	return res, nil
 }

@@ -70,7 +70,7 @@ func TestBuildID(t *testing.T) {
 		want    uint32
 		wantErr bool
 	}{
-		{"derived", 0, 5, 0, false}, // ContentID, checked below
+		{"derived", 0, 5, 0, false}, // contentID, checked below
 		{"explicit", 40000, 5, 40000, false},
 		{"lowest", MinID, 0, MinID, false},
 		{"highest", MaxID, 0, MaxID, false},
@@ -91,7 +91,7 @@ func TestBuildID(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.want == 0 {
-				tt.want = ContentID(d)
+				tt.want = contentID(d)
 			}
 			if got := binary.LittleEndian.Uint32(d[4:]); got != tt.want {
 				t.Errorf("header ID %d, want %d", got, tt.want)
@@ -394,7 +394,7 @@ func TestContentIDDiffers(t *testing.T) {
 	if !bytes.Equal(a, again) {
 		t.Fatal("the same input gave a different dictionary")
 	}
-	if ida < MinID || ida > MaxID || ida != ContentID(a) {
-		t.Fatalf("ID %d is not ContentID in range", ida)
+	if ida < MinID || ida > MaxID || ida != contentID(a) {
+		t.Fatalf("ID %d is not contentID in range", ida)
 	}
 }

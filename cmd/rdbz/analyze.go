@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
@@ -33,16 +32,6 @@ func analyzeCommand() *cli.Command {
 	return cmd
 }
 
-// analyzeReport is the JSON of rdbz analyze: the analysis (whose fields
-// include those of rdbz info --json) and the what-if.
-type analyzeReport struct {
-	*analyze.Analysis
-	WhatIf *listcodec.WhatIfReport `json:"whatif"`
-	// WhatIfSeconds is what the what-if took beyond the pass (training,
-	// the second sample's compression).
-	WhatIfSeconds float64 `json:"whatif_seconds"`
-}
-
 func runAnalyze(c *cli.Context) error {
 	if c.NArg() > 1 {
 		return runAnalyzeMany(c)
@@ -52,7 +41,6 @@ func runAnalyze(c *cli.Context) error {
 		return err
 	}
 	defer in.Close()
-	var wi *listcodec.WhatIf
 	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"), PrefixDepth: c.Int("prefix-depth")}
 	keys, err := openKeys(c, c.Args().First(), false)
 	if err != nil {
@@ -60,34 +48,26 @@ func runAnalyze(c *cli.Context) error {
 	}
 	defer keys.abort()
 	if keys != nil {
-		opt.Key = keys.csv.Row
+		opt.Keys = keys.csv
 	}
+	prog := newProgress(c, "analyze")
+	defer prog.done()
 	if sb := c.Int64("sample-bytes"); sb > 0 && !c.Bool("no-whatif") {
 		co := listcodec.DefaultCompressOptions()
 		co.Train.SampleBytes = sb
 		co.Cap = c.Int("cap")
-		wi = listcodec.NewWhatIf(co)
-		opt.Node = wi.Node
+		co.Phase = func(string) { prog.phase("training the what-if dictionary", noBytes) }
+		opt.WhatIf = &co
 		limitMemory(2*sb + whatIfHeadroom)
 	}
-	prog := newProgress(c, "analyze")
-	defer prog.done()
 	prog.phase("reading", inputSize(c.Args().First()))
 	r, err := rdbio.NewReader(prog.reader(in), rdbio.Options{Cap: c.Int("cap")})
 	if err != nil {
 		return err
 	}
-	a, err := analyze.Analyze(r, opt)
-	if a.Checksum == rdbio.ChecksumMismatch && err == nil {
+	rep, err := analyze.Analyze(r, opt)
+	if rep.Checksum == rdbio.ChecksumMismatch && err == nil {
 		err = fmt.Errorf("checksum mismatch")
-	}
-	rep := analyzeReport{Analysis: a}
-	if wi != nil && err == nil {
-		prog.phase("training the what-if dictionary", noBytes)
-		start := time.Now()
-		rep.WhatIf, err = wi.Estimate(listcodec.EstimateInput{Bytes: a.Bytes + a.TrailingBytes, Compressed: a.Rdbz.Compressed,
-			ChecksumDisabled: a.Checksum == rdbio.ChecksumDisabled})
-		rep.WhatIfSeconds = time.Since(start).Seconds()
 	}
 	prog.done()
 	if kerr := keys.finish(err); err == nil {
@@ -99,7 +79,7 @@ func runAnalyze(c *cli.Context) error {
 	case c.Bool("json"):
 		rerr = reportJSON(rep)
 	default:
-		rerr = report(func(w io.Writer) { printAnalysis(w, c.Args().First(), &rep) })
+		rerr = report(func(w io.Writer) { printAnalysis(w, c.Args().First(), rep) })
 	}
 	if err == nil {
 		err = rerr

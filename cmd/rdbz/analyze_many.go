@@ -26,7 +26,7 @@ func runAnalyzeMany(c *cli.Context) error {
 	defer keys.abort()
 	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"), PrefixDepth: c.Int("prefix-depth")}
 	if keys != nil {
-		opt.Key = keys.csv.Row
+		opt.Keys = keys.csv
 	}
 	comb := analyze.NewCombiner(opt.Top)
 	var errs []error

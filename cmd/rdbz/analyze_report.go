@@ -11,13 +11,12 @@ import (
 	"time"
 
 	"github.com/rdbz/rdbz/listcodec"
-	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio/analyze"
 )
 
 // printAnalysis writes the report for people: aligned tables, human sizes.
-func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
-	a := rep.Analysis
+func printAnalysis(w io.Writer, name string, a *analyze.Analysis) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	line := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
 	line("file", name)
@@ -42,7 +41,7 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 	line("producer", prod)
 	for _, x := range a.Aux {
 		switch x.Name {
-		case "redis-ver", "valkey-ver", "df-ver", "ctime", "used-mem", rdbio.AuxDict:
+		case "redis-ver", "valkey-ver", "df-ver", "ctime", "used-mem", format.AuxDict:
 			continue
 		}
 		v := x.Value
@@ -107,8 +106,8 @@ func printAnalysis(w io.Writer, name string, rep *analyzeReport) {
 		printLists(w, ls)
 	}
 
-	if wi := rep.WhatIf; wi != nil {
-		printWhatIf(w, wi, rep.WhatIfSeconds)
+	if wi := a.WhatIf; wi != nil {
+		printWhatIf(w, wi, a.WhatIfSeconds)
 	} else {
 		section(w, "what-if: not run (--no-whatif or --sample-bytes 0)")
 	}

@@ -85,7 +85,7 @@ func TestAnalyzeJSONHasInfo(t *testing.T) {
 // 8 MB of nodes, so by default it runs on the files of at most 4 MB (the
 // 4.8 MB lists-logs.rdb alone took 30 s on a busy machine); with
 // RDBZ_LONG=1 on every generated file (docs/testing.md). The files that
-// listcodec's TestWhatIfMatchesCompress checks to the byte in-process (the
+// rdbio/analyze's TestWhatIfMatchesCompress checks to the byte in-process (the
 // same dictionary, the same size) are left to it by default.
 func TestAnalyzeWhatIfVsCompress(t *testing.T) {
 	exactInListcodec := map[string]bool{"lists-ints-small.rdb": true, "mixed-all-types.rdb": true}

@@ -9,6 +9,7 @@ import (
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/block"
 	"github.com/rdbz/rdbz/listcodec/format2"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/urfave/cli/v2"
 )
 
@@ -28,8 +29,7 @@ func flowFlags() []cli.Flag {
 }
 
 func flowFrom(c *cli.Context) listcodec.Flow {
-	return listcodec.Flow{Workers: c.Int("workers"), Cap: c.Int("cap"),
-		QueueBytes: c.Int64("queue-bytes"), IgnoreChecksum: c.Bool("ignore-checksum")}
+	return listcodec.Flow{Options: readOptions(c), Workers: c.Int("workers"), QueueBytes: c.Int64("queue-bytes")}
 }
 
 func compressCommand() *cli.Command {
@@ -49,7 +49,7 @@ func compressCommand() *cli.Command {
 			&cli.IntFlag{Name: "dict-size", Value: d.Train.DictSize, Usage: "largest size of a trained dictionary (at most a tenth of the list data)", Action: dictSizeRange},
 			&cli.Int64Flag{Name: "sample-bytes", Value: d.Train.SampleBytes, Usage: "node bytes sampled uniformly (over a file, or the held nodes of a stream) to train on", Action: atLeast[int64]("sample-bytes", 1)},
 			&cli.Int64Flag{Name: "train-bytes", Value: d.Train.TrainBytes, Usage: "node bytes held to train on a stream", Action: atLeast[int64]("train-bytes", 1)},
-			&cli.Int64Flag{Name: "seed", Value: d.Train.Seed, Usage: "training seed"},
+			&cli.Int64Flag{Name: "seed", Value: listcodec.DefaultSeed, Usage: "training seed"},
 			&cli.IntFlag{Name: "tries", Value: d.Train.Tries, Usage: "shuffle seeds tried in training (as rdbz train --tries)", Action: inRange("tries", 1, 100)},
 			&cli.BoolFlag{Name: "stream", Usage: "train from the first nodes even when IN is a file"},
 			&cli.IntFlag{Name: "format", Value: 2, Usage: "2: every record compressed in blocks; 1: list nodes only (for rdbz releases before format 2)", Action: inRange("format", 1, 2)},
@@ -65,9 +65,13 @@ func compressOptions(c *cli.Context) listcodec.CompressOptions {
 	opt := listcodec.DefaultCompressOptions()
 	opt.Flow, opt.NoEmbed, opt.Level = flowFrom(c), c.Bool("no-embed"), zstd.EncoderLevelFromZstd(c.Int("level"))
 	opt.MinSaving, opt.Verify = c.Float64("min-saving"), c.Bool("verify")
+	if opt.MinSaving == 0 {
+		opt.MinSaving = listcodec.NoMinSaving // --min-saving 0: any saving
+	}
 	t := &opt.Train
 	t.DictSize, t.SampleBytes, t.TrainBytes = c.Int("dict-size"), c.Int64("sample-bytes"), c.Int64("train-bytes")
-	t.Seed, t.Tries, t.Stream = c.Int64("seed"), c.Int("tries"), c.Bool("stream")
+	seed := c.Int64("seed")
+	t.Seed, t.Tries, t.Stream = &seed, c.Int("tries"), c.Bool("stream")
 	opt.Format2, opt.BlockSize = c.Int("format") == 2, c.Int("block-size")
 	if opt.Format2 && !c.IsSet("dict-size") {
 		t.DictSize = listcodec.DefaultDictSize // format 2 takes its own default
@@ -88,7 +92,7 @@ func runCompress(c *cli.Context) error {
 	}
 	limitMemory(held + opt.QueueBytes + compressHeadroom)
 	if p := c.String("dict"); p != "" {
-		d, err := listcodec.ReadDictFile(p)
+		d, err := node.ReadDictFile(p)
 		if err != nil {
 			return err
 		}
@@ -129,13 +133,13 @@ func decompressCommand() *cli.Command {
 }
 
 func runDecompress(c *cli.Context) error {
-	to, err := listcodec.ParseTarget(c.String("to"))
+	to, err := listcodec.ParseForm(c.String("to"))
 	if err != nil {
 		return &usageError{err}
 	}
 	opt := listcodec.DecompressOptions{Flow: flowFrom(c), To: to}
 	for _, p := range c.StringSlice("dict") {
-		d, err := listcodec.ReadDictFile(p)
+		d, err := node.ReadDictFile(p)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/rdbz/rdbz/listcodec"
-	"github.com/rdbz/rdbz/rdbio/analyze"
 	"github.com/rdbz/rdbz/rdbio/convert"
+	"github.com/rdbz/rdbz/rdbio/servers"
 	"github.com/urfave/cli/v2"
 )
 
@@ -26,7 +25,7 @@ func convertCommand() *cli.Command {
 			"naming the key or record and its offset) unless --drop names its kind; the report says what was\n" +
 			"dropped and re-encoded (stderr; stdout with --dry-run or --json).",
 		Flags: append(append(outputFlags(), capFlag()),
-			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Usage: "(required) the server to load the output: " + strings.Join(analyze.TargetNames(), ", ")},
+			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Usage: "(required) the server to load the output: " + strings.Join(servers.Names(), ", ")},
 			&cli.StringSliceFlag{Name: "drop", Usage: "drop what the target cannot hold of `KIND` instead of refusing: " + strings.Join(convert.Kinds(), ", ")},
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "report what would be converted, dropped and refused; write nothing"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON on stdout"},
@@ -38,13 +37,13 @@ func convertCommand() *cli.Command {
 
 // convertOptions reads the convert flags; bad values are usage errors.
 func convertOptions(c *cli.Context) (convert.Options, error) {
-	opt := convert.Options{Target: c.String("target"), Cap: c.Int("cap"), DryRun: c.Bool("dry-run"),
-		IgnoreChecksum: c.Bool("ignore-checksum"), Drop: map[string]bool{}, Decode: decodeNodes}
+	opt := convert.Options{Options: readOptions(c), Target: c.String("target"), DryRun: c.Bool("dry-run"),
+		Drop: map[string]bool{}}
 	if opt.Target == "" {
-		return opt, usagef("--target is required: one of %s", strings.Join(analyze.TargetNames(), ", "))
+		return opt, usagef("--target is required: one of %s", strings.Join(servers.Names(), ", "))
 	}
-	if _, ok := analyze.LookupTarget(opt.Target); !ok {
-		return opt, usagef("--target %q: want one of %s", opt.Target, strings.Join(analyze.TargetNames(), ", "))
+	if _, ok := servers.Lookup(opt.Target); !ok {
+		return opt, usagef("--target %q: want one of %s", opt.Target, strings.Join(servers.Names(), ", "))
 	}
 	kinds := convert.Kinds()
 	for _, k := range c.StringSlice("drop") {
@@ -54,13 +53,6 @@ func convertOptions(c *cli.Context) (convert.Options, error) {
 		opt.Drop[k] = true
 	}
 	return opt, nil
-}
-
-// decodeNodes is the Decode stage: listcodec's decompressor, to LZF nodes
-// as Redis saves them.
-func decodeNodes(ctx context.Context, dst io.Writer, src io.Reader) error {
-	_, err := listcodec.DecompressContext(ctx, dst, src, listcodec.DecompressOptions{Flow: listcodec.Flow{Workers: 1}, To: listcodec.ToLZF})
-	return err
 }
 
 // convertedName: dump.rdb → dump.TARGET.rdb (any other name: NAME.TARGET.rdb).

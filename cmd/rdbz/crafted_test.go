@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
@@ -150,15 +151,15 @@ func craftedFiles(t *testing.T) map[string][]byte {
 			length(1).str(rdbio.EncLZF, small, 4<<30).done(),
 		"lzf-claims-1tib-aux": newCraft(t, "REDIS0011").raw(rdbio.OpAux).
 			str(rdbio.EncRaw, []byte("x"), 1).str(rdbio.EncLZF, small, 1<<40).done(),
-		"zstd-claims-4gib": newCraft(t, "REDIS0011").aux(rdbio.AuxFormat, rdbio.FormatVersion).
+		"zstd-claims-4gib": newCraft(t, "REDIS0011").aux(format.AuxFormat, format.Version).
 			key(rdbio.TypeListQuicklist2, "z").length(1).length(2).str(rdbio.EncZstd, hello, 4<<30).done(),
-		"zstd-claims-1tib": newCraft(t, "REDIS0011").aux(rdbio.AuxFormat, rdbio.FormatVersion).
+		"zstd-claims-1tib": newCraft(t, "REDIS0011").aux(format.AuxFormat, format.Version).
 			key(rdbio.TypeListQuicklist2, "z").length(1).length(2).str(rdbio.EncZstd, hello, 1<<40).done(),
-		"zstd-1gib-frame": newCraft(t, "REDIS0011").aux(rdbio.AuxFormat, rdbio.FormatVersion).
+		"zstd-1gib-frame": newCraft(t, "REDIS0011").aux(format.AuxFormat, format.Version).
 			key(rdbio.TypeListQuicklist2, "z").length(1).length(1).str(rdbio.EncZstd, zeroFrame(t, 1<<30), 1<<30).done(),
 		"intset-claims-2^32": newCraft(t, "REDIS0011").key(rdbio.TypeSetIntset, "i").
 			str(rdbio.EncRaw, binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, 2), 0xFFFFFFFF), 8).done(),
-		"zstd-string-value": newCraft(t, "REDIS0011").aux(rdbio.AuxFormat, rdbio.FormatVersion).
+		"zstd-string-value": newCraft(t, "REDIS0011").aux(format.AuxFormat, format.Version).
 			key(rdbio.TypeString, "s").str(rdbio.EncZstd, hello, 5).done(),
 		"stream-claims-2^40": newCraft(t, "REDIS0011").key(rdbio.TypeStreamListpacks, "st").
 			length(1).str(rdbio.EncRaw, make([]byte, 16), 16).str(rdbio.EncRaw, hugeListpack(), 0).

@@ -26,3 +26,9 @@ const (
 	minCap = 4 << 10
 	maxCap = 1 << 30
 )
+
+// readOptions are --cap and --ignore-checksum (false where a command has
+// no such flag) as rdbio reads them.
+func readOptions(c *cli.Context) rdbio.Options {
+	return rdbio.Options{Cap: c.Int("cap"), IgnoreChecksum: c.Bool("ignore-checksum")}
+}

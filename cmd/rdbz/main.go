@@ -2,8 +2,13 @@
 // nodes of list values with a shared zstd dictionary, turns them back into
 // what a stock redis-server loads, and reports what a dump holds.
 //
-// This package is the command-line wiring only; the format lives in rdbio,
-// the node codecs in listcodec and the dictionary trainer in train.
+// This package is the command-line wiring only (flags → options → call →
+// print): the RDB grammar lives in rdbio, the server table in
+// rdbio/servers, the reports of info and analyze in rdbio/analyze,
+// conversions in rdbio/convert, the compress/decompress pipeline in
+// listcodec, its node codec in listcodec/node and the rdbz format's names in
+// listcodec/format, verify in listcodec/verify and the dictionary trainer in
+// train.
 package main
 
 import (

@@ -11,9 +11,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/rdbio/lzf"
-	"github.com/rdbz/rdbz/train"
 	"github.com/urfave/cli/v2"
 )
 
@@ -28,7 +27,7 @@ func trainCommand() *cli.Command {
 		Flags: append(outputFlags(),
 			&cli.IntFlag{Name: "dict-size", Value: d.DictSize, Usage: "largest dictionary size in bytes (at most a tenth of the list data)", Action: dictSizeRange},
 			&cli.Int64Flag{Name: "sample-bytes", Value: d.SampleBytes, Usage: "node bytes sampled (uniformly over files; the first ones from stdin)", Action: atLeast[int64]("sample-bytes", 1)},
-			&cli.Int64Flag{Name: "seed", Value: d.Seed, Usage: "same input and seed, same dictionary"},
+			&cli.Int64Flag{Name: "seed", Value: listcodec.DefaultSeed, Usage: "same input and seed, same dictionary"},
 			&cli.UintFlag{Name: "dict-id", Usage: "dictionary ID, 32768-65535, or 0", DefaultText: "0, derived from the seed", Action: dictIDRange},
 			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(listcodec.DefaultLevel), Usage: "zstd level the dictionary is tuned for", Action: inRange("level", 1, 22)},
 			&cli.IntFlag{Name: "tries", Value: d.Tries, Usage: "shuffle seeds tried; the dictionary with which the sample costs least is kept", Action: inRange("tries", 1, 100)},
@@ -63,7 +62,8 @@ func runTrain(c *cli.Context) error {
 	opt := listcodec.DefaultTrainOptions()
 	opt.DictSize, opt.SampleBytes = c.Int("dict-size"), c.Int64("sample-bytes")
 	limitMemory(opt.SampleBytes + trainHeadroom)
-	opt.Seed, opt.Tries, opt.ID = c.Int64("seed"), c.Int("tries"), uint32(c.Uint("dict-id"))
+	seed := c.Int64("seed")
+	opt.Seed, opt.Tries, opt.ID = &seed, c.Int("tries"), uint32(c.Uint("dict-id"))
 	s := listcodec.NewNodeSampler(opt)
 	prog := newProgress(c, "train")
 	defer prog.done()
@@ -96,9 +96,7 @@ func runTrain(c *cli.Context) error {
 		// An honest figure costs a second training: a dictionary trained
 		// on nine tenths of the sample, judged on the other tenth.
 		prog.phase("training on nine tenths (--held-out)", noBytes)
-		var trainSet []listcodec.NodeSample
-		trainSet, evalSet = train.HeldOut(samples, 0.9, opt.Seed)
-		if evalDict, err = s.Dict(trainSet, level); err != nil {
+		if evalDict, evalSet, err = s.HeldOutDict(samples, level); err != nil {
 			return fmt.Errorf("train: %w", err)
 		}
 		evalName = "held-out"
@@ -175,28 +173,13 @@ func writeFile(path string, opt outfile.Options, b []byte) error {
 	return out.commit()
 }
 
-func reportTrain(what string, evalSet []listcodec.NodeSample, dict *listcodec.Dict, level zstd.EncoderLevel) error {
-	eval := make([][]byte, len(evalSet))
-	for i, e := range evalSet {
-		eval[i] = e.Data
-	}
-	st, err := train.Evaluate(dict.Bytes, eval, level)
+func reportTrain(what string, evalSet []listcodec.NodeSample, dict *node.Dict, level zstd.EncoderLevel) error {
+	st, err := listcodec.EvaluateDict(dict, evalSet, level)
 	if err != nil {
 		return err
 	}
-	var lzf lzf.Encoder
-	var buf []byte
-	var lzfBytes int64
-	for _, b := range eval {
-		var ok bool
-		if buf, ok = lzf.RedisSave(buf, b); ok {
-			lzfBytes += int64(len(buf))
-		} else {
-			lzfBytes += int64(len(b))
-		}
-	}
 	fmt.Fprintf(os.Stderr, "%s, %d nodes: raw %d, lzf %d, zstd %d, zstd+dict %d bytes (%.2fx over raw, %.2fx over lzf)\n",
-		what, st.Samples, st.Raw, lzfBytes, st.NoDict, st.WithDict,
-		float64(st.Raw)/float64(max(st.WithDict, 1)), float64(lzfBytes)/float64(max(st.WithDict, 1)))
+		what, st.Samples, st.Raw, st.LZF, st.NoDict, st.WithDict,
+		float64(st.Raw)/float64(max(st.WithDict, 1)), float64(st.LZF)/float64(max(st.WithDict, 1)))
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -34,7 +35,7 @@ func TestCompressTrainsAsRdbzTrain(t *testing.T) {
 	defer f.Close()
 	var got []byte
 	err = rdbio.ForEachAux(f, func(name, value []byte) bool {
-		if string(name) == rdbio.AuxDict {
+		if string(name) == format.AuxDict {
 			got = bytes.Clone(value)
 			return false
 		}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/train"
 	"github.com/urfave/cli/v2"
 )
@@ -77,7 +77,7 @@ func atLeast[T number](name string, lo T) func(*cli.Context, T) error {
 }
 
 // dictSizeRange checks --dict-size.
-var dictSizeRange = inRange("dict-size", train.MinDictSize, listcodec.MaxDictFile)
+var dictSizeRange = inRange("dict-size", train.MinDictSize, node.MaxDictFile)
 
 // dictIDRange checks --dict-id: 0 (derived) or a 2-byte frame ID.
 func dictIDRange(c *cli.Context, v uint) error {

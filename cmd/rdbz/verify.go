@@ -1,11 +1,11 @@
 package main
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/listcodec/verify"
 	"github.com/urfave/cli/v2"
 )
@@ -19,7 +19,7 @@ func verifyCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "dict", Usage: "external dictionary file(s), for files compressed with --no-embed"},
 			&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept inputs whose CRC64 does not match"},
-			&cli.IntFlag{Name: "workers", Aliases: []string{"T"}, Value: verify.DefaultWorkers(), DefaultText: "half the CPUs", Usage: "decompression workers per input (0: half the CPUs)", Action: inRange("workers", 0, 1024)},
+			&cli.IntFlag{Name: "workers", Aliases: []string{"T"}, DefaultText: "half the CPUs", Usage: "decompression workers per input (0: half the CPUs)", Action: inRange("workers", 0, 1024)},
 			capFlag(),
 			&cli.IntFlag{Name: "decode-cap", Value: verify.DefaultDecodeCap, Action: inRange("decode-cap", 1, maxCap),
 				Usage: "stored bytes of one value decoded to be compared; larger values are compared as stored"},
@@ -38,12 +38,11 @@ func runVerify(c *cli.Context) error {
 	}
 	limitMemory(verifyMemory)
 	opt := verify.Options{
-		Flow: listcodec.Flow{Workers: cmp.Or(c.Int("workers"), verify.DefaultWorkers()), Cap: c.Int("cap"),
-			IgnoreChecksum: c.Bool("ignore-checksum")},
+		Flow:      listcodec.Flow{Options: readOptions(c), Workers: c.Int("workers")},
 		DecodeCap: c.Int("decode-cap"),
 	}
 	for _, p := range c.StringSlice("dict") {
-		d, err := listcodec.ReadDictFile(p)
+		d, err := node.ReadDictFile(p)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hdt3213/rdb/crc64jones"
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -45,9 +46,9 @@ func embeddedDict(t *testing.T, data []byte) []byte {
 	for {
 		rec, err := r.Next()
 		if err != nil {
-			t.Fatalf("no %s AUX field: %v", rdbio.AuxDict, err)
+			t.Fatalf("no %s AUX field: %v", format.AuxDict, err)
 		}
-		if rec.Kind == rdbio.KindAux && string(rec.Name) == rdbio.AuxDict {
+		if rec.Kind == rdbio.KindAux && string(rec.Name) == format.AuxDict {
 			return bytes.Clone(rec.Value)
 		}
 	}

@@ -3,7 +3,6 @@ package block
 import (
 	"bytes"
 	"context"
-	"io"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -27,31 +26,7 @@ func FuzzReader(f *testing.F) {
 	w.Close()
 	f.Add(empty.Bytes())
 	f.Fuzz(func(t *testing.T, file []byte) {
-		var seq []byte
-		var seqErr error
-		var blocks []byte
-		var idxErr error
-		func() {
-			r, err := NewReader(context.Background(), bytes.NewReader(file), ReaderOptions{Lookahead: 2})
-			if err == nil {
-				seq, err = io.ReadAll(r)
-				r.Close()
-			}
-			seqErr = err
-			fl, err := OpenFile(bytes.NewReader(file), int64(len(file)), ReaderOptions{})
-			if err == nil {
-				var buf []byte
-				for i := range fl.Blocks() {
-					if buf, err = fl.DecodeBlock(i, buf); err != nil {
-						break
-					}
-					blocks = append(blocks, buf...)
-				}
-				fl.Lookup([]byte("key"))
-				fl.Close()
-			}
-			idxErr = err
-		}()
+		seq, seqErr, blocks, idxErr := decodeBoth(file)
 		if seqErr == nil && idxErr == nil && !bytes.Equal(seq, blocks) {
 			t.Fatalf("the readers disagree: %d vs %d bytes", len(seq), len(blocks))
 		}

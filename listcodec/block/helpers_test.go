@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
 // record is one record of a test stream: its bytes are t[off:end].
@@ -67,17 +68,16 @@ func readAll(tb testing.TB, file []byte, opt ReaderOptions) []byte {
 	return got.Bytes()
 }
 
-// corpusDir is the shared corpus, or "" when this machine has none.
+// long is RDBZ_LONG=1: the larger inputs too.
+func long() bool { return rdbiotest.Long() }
+
+// corpusDir is the corpus folder, "" when it is absent.
 func corpusDir() string {
-	for _, d := range []string{os.Getenv("RDBZ_CORPUS"), "/work/shared/corpus"} {
-		if d == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(d, "generated", "MANIFEST.tsv")); err == nil {
-			return d
-		}
+	d := filepath.Join(rdbiotest.Shared(), "corpus")
+	if _, err := os.Stat(filepath.Join(d, "generated", "MANIFEST.tsv")); err != nil {
+		return ""
 	}
-	return ""
+	return d
 }
 
 // rdbRecords cuts an RDB file with no LZF strings (rdbcompression no: it

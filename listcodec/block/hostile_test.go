@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"os"
 	"runtime"
 	"testing"
 
@@ -33,9 +32,16 @@ func smallFile(tb testing.TB) (file, t []byte, recs []record, dict []byte) {
 // decodeAll reads a file both ways: sequentially, and by its index (every
 // block, every key looked up). It returns the first error of each.
 func decodeAll(file []byte) (seqErr, idxErr error) {
+	_, seqErr, _, idxErr = decodeBoth(file)
+	return seqErr, idxErr
+}
+
+// decodeBoth reads a file sequentially and block by block through its
+// index, returning what each gave and its first error.
+func decodeBoth(file []byte) (seq []byte, seqErr error, blocks []byte, idxErr error) {
 	r, err := NewReader(context.Background(), bytes.NewReader(file), ReaderOptions{Lookahead: 3})
 	if err == nil {
-		_, err = io.Copy(io.Discard, r)
+		seq, err = io.ReadAll(r)
 		r.Close()
 	}
 	seqErr = err
@@ -46,11 +52,12 @@ func decodeAll(file []byte) (seqErr, idxErr error) {
 			if buf, err = f.DecodeBlock(i, buf); err != nil {
 				break
 			}
+			blocks = append(blocks, buf...)
 		}
 		f.Lookup([]byte("key:a"))
 		f.Close()
 	}
-	return seqErr, err
+	return seq, seqErr, blocks, err
 }
 
 // allocated runs fn and returns the bytes it allocated.
@@ -98,12 +105,12 @@ func TestTruncatedAtEveryByte(t *testing.T) {
 		t.Fatal(s, i)
 	}
 	// Every byte of the header, the first and last blocks and the index;
-	// in between every 13th (every one with RDBZ_LONG=1).
+	// in between every 101st (every one with RDBZ_LONG=1).
 	l := parse(t, file)
 	first := l.blocks[0].Offset + int64(l.blocks[0].Size)
 	last := l.blocks[len(l.blocks)-1].Offset
-	step := int64(13)
-	if os.Getenv("RDBZ_LONG") != "" {
+	step := int64(101)
+	if long() {
 		step = 1
 	}
 	for n := int64(0); n < int64(len(file)); n++ {

@@ -34,7 +34,8 @@ func trainSamples(t []byte, recs []record, budget int64) [][]byte {
 	s := train.NewSampler[[]byte](budget, 1)
 	for _, r := range recs {
 		for off := r.off; off < r.end; off += sampleChunk {
-			train.AddBytes(s, t[off:min(off+sampleChunk, r.end)])
+			p := t[off:min(off+sampleChunk, r.end)]
+			s.Add(int64(len(p)), func() []byte { return bytes.Clone(p) })
 		}
 	}
 	return s.Samples()
@@ -459,6 +460,40 @@ func TestMeasureLevels(t *testing.T) {
 				}
 			}
 			fmt.Printf("| %d KiB | %d KiB | %s | %.2f MB | %.2f | %.2f | %.2f | %.2f | %.2f |\n", c.bs>>10, c.dict>>10, levelName(l), float64(size)/1e6, trc.Seconds(), wc.Seconds(), ww.Seconds(), rc.Seconds(), rw.Seconds())
+		}
+	}
+}
+
+// TestMeasureMove measures where a record that does not fit a full block
+// should go: moved whole to the next block when it starts at MinMove or
+// later, else continued. Sizes only (deterministic).
+func TestMeasureMove(t *testing.T) {
+	if os.Getenv("RDBZ_MEASURE") != "move" {
+		t.Skip("RDBZ_MEASURE=move runs it")
+	}
+	for _, path := range strings.Split(os.Getenv("RDBZ_MEASURE_FILES"), ",") {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs := rdbRecords(t, data)
+		dict, _ := trainRdbz(t, trainSamples(data, recs, 2<<20), DefaultDictSize, DefaultLevel)
+		fmt.Printf("\n### %s\n\n| MinMove | output | blocks | blocks starting inside a record |\n| --- | ---: | ---: | ---: |\n", filepath.Base(path))
+		bs := DefaultBlockSize
+		for _, mm := range []int{1, bs / 8, bs / 4, bs / 2, bs} {
+			file, st := writeRecords(t, data, recs, dict, Options{MinMove: mm})
+			f, err := OpenFile(bytes.NewReader(file), int64(len(file)), ReaderOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inside := 0
+			for _, b := range f.Blocks() {
+				if b.First != 0 {
+					inside++
+				}
+			}
+			f.Close()
+			fmt.Printf("| %d | %d | %d | %d |\n", mm, st.Total(), st.Blocks, inside)
 		}
 	}
 }

@@ -41,7 +41,8 @@ func (s *sampler) Write(p []byte) (int, error) {
 
 func (s *sampler) flush() {
 	if len(s.piece) > 0 {
-		train.AddBytes(s.s, s.piece)
+		p := s.piece
+		s.s.Add(int64(len(p)), func() []byte { return append([]byte(nil), p...) })
 		s.piece = s.piece[:0]
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -14,7 +15,7 @@ import (
 // up to 64 KiB.
 func FuzzVerify(f *testing.F) {
 	rdbiotest.FuzzSeeds(f, "../../testdata")
-	opt := Options{Flow: listcodec.Flow{Workers: 1, Cap: 1 << 20, QueueBytes: 1 << 20, IgnoreChecksum: true}, DecodeCap: 1 << 20}
+	opt := Options{Flow: listcodec.Flow{Options: rdbio.Options{Cap: 1 << 20, IgnoreChecksum: true}, Workers: 1, QueueBytes: 1 << 20}, DecodeCap: 1 << 20}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := Verify(bytes.NewReader(data), bytes.NewReader(data), opt)
 		if err == nil && res.Diff != nil {

@@ -14,34 +14,30 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 )
-
-// DefaultWorkers is the default number of decompression workers per
-// input: the two inputs share the CPUs.
-func DefaultWorkers() int { return max(1, runtime.NumCPU()/2) }
 
 // DefaultDecodeCap is the default Options.DecodeCap.
 const DefaultDecodeCap = 8 << 20
 
-// DefaultQueueBytes bounds the bytes in flight in each input's
-// decompression (Options.Flow.QueueBytes when 0): two of them run.
-const DefaultQueueBytes = 4 << 20
-
-// Options configure Verify.
+// Options configure Verify. A zero field means its default.
 type Options struct {
-	// Flow configures the decompression of each input (Workers per input;
-	// IgnoreChecksum accepts an input whose CRC64 does not match).
+	// Flow configures the decompression of each input: Workers per input
+	// (0: half of listcodec.DefaultWorkers, at least 1, as the two inputs
+	// share the CPUs), QueueBytes per input (0: a quarter of
+	// listcodec.DefaultQueueBytes), Cap, and IgnoreChecksum to accept an
+	// input whose CRC64 does not match.
 	listcodec.Flow
-	// Dicts are external dictionaries, for files compressed with NoEmbed.
-	Dicts []*listcodec.Dict
+	// Dicts are external dictionaries, for files compressed with NoEmbed
+	// (none: only embedded ones).
+	Dicts []*node.Dict
 	// DecodeCap bounds the stored bytes of one value that is decoded to be
 	// compared semantically (the decoder holds the whole value in memory);
 	// a larger value is compared by its stored bytes. 0 = DefaultDecodeCap.
@@ -116,8 +112,11 @@ func Verify(a, b io.Reader, opt Options) (*Result, error) {
 	if opt.DecodeCap <= 0 {
 		opt.DecodeCap = DefaultDecodeCap
 	}
+	if opt.Workers <= 0 {
+		opt.Workers = max(1, listcodec.DefaultWorkers()/2)
+	}
 	if opt.QueueBytes <= 0 {
-		opt.QueueBytes = DefaultQueueBytes
+		opt.QueueBytes = listcodec.DefaultQueueBytes / 4
 	}
 	v := &verifier{opt: opt, stop: make(chan struct{}), res: &Result{}, why: map[string]bool{}}
 	sa, sb := v.start("A", a), v.start("B", b)

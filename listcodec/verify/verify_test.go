@@ -18,6 +18,7 @@ import (
 	"github.com/hdt3213/rdb/crc64jones"
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
@@ -30,13 +31,13 @@ const smallPath = "../../testdata/small.rdb"
 
 var (
 	dictOnce sync.Once
-	dict     *listcodec.Dict
+	dict     *node.Dict
 	dictErr  error
 )
 
 // testDict is a dictionary built from JSON-like samples, shared by the
 // tests: they check Verify, not the trainer.
-func testDict(t *testing.T) *listcodec.Dict {
+func testDict(t *testing.T) *node.Dict {
 	t.Helper()
 	dictOnce.Do(func() {
 		r := rand.New(rand.NewPCG(1, 2))
@@ -48,7 +49,7 @@ func testDict(t *testing.T) *listcodec.Dict {
 		b, dictErr = zstd.BuildDict(zstd.BuildDictOptions{ID: 40000, Contents: samples,
 			History: bytes.Join(samples[:4], nil), CompatV155: true, Level: zstd.SpeedDefault})
 		if dictErr == nil {
-			dict, dictErr = listcodec.ParseDict(b)
+			dict, dictErr = node.ParseDict(b)
 		}
 	})
 	if dictErr != nil {
@@ -81,10 +82,10 @@ func compressedSmall(t *testing.T, opt listcodec.CompressOptions) []byte {
 }
 
 // decompressBytes decompresses a file in memory.
-func decompressBytes(t *testing.T, in []byte, to listcodec.Target) []byte {
+func decompressBytes(t *testing.T, in []byte, to listcodec.Form) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	flow := listcodec.Flow{Workers: 2, IgnoreChecksum: true}
+	flow := listcodec.Flow{Options: rdbio.Options{IgnoreChecksum: true}, Workers: 2}
 	if _, err := listcodec.Decompress(&out, bytes.NewReader(in), listcodec.DecompressOptions{To: to, Flow: flow}); err != nil {
 		t.Fatalf("decompress --to %d: %v", to, err)
 	}
@@ -147,7 +148,7 @@ func TestVerifyCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			vopt := Options{Flow: listcodec.Flow{Workers: 2, IgnoreChecksum: opt.IgnoreChecksum}}
+			vopt := Options{Flow: listcodec.Flow{Options: rdbio.Options{IgnoreChecksum: opt.IgnoreChecksum}, Workers: 2}}
 			res, err := Verify(f, bytes.NewReader(comp), vopt)
 			if err != nil {
 				t.Fatalf("Verify: %v", err)
@@ -592,7 +593,7 @@ func TestVerifyExternalDict(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "input B") || !strings.Contains(err.Error(), "--dict") {
 		t.Fatalf("without the dictionary: error %v, want one about input B naming --dict", err)
 	}
-	res := verifyBytes(t, ext.Bytes(), data, Options{Dicts: []*listcodec.Dict{dict}})
+	res := verifyBytes(t, ext.Bytes(), data, Options{Dicts: []*node.Dict{dict}})
 	if res.Diff != nil || res.Keys != 12 {
 		t.Fatalf("with the dictionary: %+v %v", res, res.Diff)
 	}

@@ -1,6 +1,10 @@
 package analyze
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rdbz/rdbz/listcodec"
+)
 
 // Analysis is what Analyze finds in a file: everything Summarize counts
 // (embedded, so that its JSON holds the fields of `rdbz info --json`) and
@@ -18,6 +22,12 @@ type Analysis struct {
 	Rankings
 	Lists  ListStats `json:"lists"`
 	Compat []Compat  `json:"compat"`
+	// WhatIf is what `rdbz compress` would write (Options.WhatIf); nil
+	// when not asked for, or when the pass failed.
+	WhatIf *listcodec.WhatIfReport `json:"whatif"`
+	// WhatIfSeconds is what the what-if took beyond the pass (training,
+	// the second sample's compression).
+	WhatIfSeconds float64 `json:"whatif_seconds"`
 
 	// What Combine merges beyond the fields: the node size histograms
 	// (stored, decoded) and the prefix counters.

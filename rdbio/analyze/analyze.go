@@ -7,10 +7,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
-// Options configure Analyze. The zero value is usable.
+// Options configure Analyze. A zero field means its default (the zero
+// Options: the report without per-key rows or what-if).
 type Options struct {
 	// Top is how many keys and prefixes the rankings keep (default 10).
 	Top int
@@ -22,12 +25,15 @@ type Options struct {
 	// MaxPrefixes bounds the prefixes tracked at each depth (default
 	// 1000); beyond it the ranking is approximate (see PrefixStats).
 	MaxPrefixes int
-	// Key, when set, sees every key once its value is read (see KeyRow).
-	Key func(*KeyRow) error
-	// Node, when set, sees every list node as it is read, with its key,
-	// its index in the list and the list's node count. It must not read a
-	// node's payload when Data is nil (over the cap).
-	Node func(key []byte, n *rdbio.Node, index, count uint64) error
+	// Keys, when set, gets a CSV row for every key its filter selects, as
+	// the keys are read (nil: no rows).
+	Keys *KeyCSV
+	// WhatIf, when set, also predicts from the same pass what `rdbz
+	// compress` run with these options would write (listcodec.WhatIf;
+	// zero fields take Compress's defaults): Analysis.WhatIf. For the
+	// prediction to hold, the reader captures with WhatIf's Cap, as
+	// Compress does (0 for both: rdbio.DefaultCap). nil: no prediction.
+	WhatIf *listcodec.CompressOptions
 	// Now is the TTL reference when the file has no ctime AUX field
 	// (default time.Now()).
 	Now time.Time
@@ -68,7 +74,20 @@ func (o Options) withDefaults() Options {
 // no sink (rdbio.Reader.SetSink): list node payloads never reach it. On error it returns what it found so far
 // with the error; a record it cannot walk ends the walk as in Summarize
 // (Unwalked).
+//
+// With Options.WhatIf, once the pass has read the whole file without error
+// and with a checksum that is not a mismatch, it trains the what-if's
+// dictionary and predicts (Analysis.WhatIf, WhatIfSeconds).
 func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
+	var key func(*KeyRow) error
+	if opt.Keys != nil {
+		key = opt.Keys.row
+	}
+	return analyze(r, opt, key)
+}
+
+// analyze is Analyze with every key's row given to key, when set.
+func analyze(r *rdbio.Reader, opt Options, key func(*KeyRow) error) (*Analysis, error) {
 	opt = opt.withDefaults()
 	h := r.Header()
 	res := &Analysis{
@@ -76,7 +95,7 @@ func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
 		TypeStats: map[string]*TypeStats{}, Rankings: Rankings{Biggest: map[string]*KeyInfo{}},
 		Rdbz: RdbzInfo{Dicts: []DictInfo{}},
 	}
-	a := &analyzer{r: r, opt: opt, res: res,
+	a := &analyzer{r: r, opt: opt, res: res, keyRow: key,
 		prefixes: newPrefixTree(opt.PrefixDepth, opt.MaxPrefixes, opt.PrefixSep),
 		compat:   newCompatCollector(opt.Now),
 		byName:   map[string]*typeSlot{},
@@ -85,6 +104,9 @@ func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
 	a.topE = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Elements }}
 	a.topM = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Memory }}
 	a.visit = a.vm.add
+	if opt.WhatIf != nil {
+		a.whatIf = listcodec.NewWhatIf(*opt.WhatIf)
+	}
 	s := &res.Summary
 	err := s.finish(r, a.scan())
 	if err == nil && s.Unwalked == nil {
@@ -92,6 +114,12 @@ func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
 		res.TrailingBytes, err = n, rerr
 	}
 	a.finish()
+	if a.whatIf != nil && err == nil && res.Checksum != rdbio.ChecksumMismatch {
+		start := time.Now()
+		res.WhatIf, err = a.whatIf.Estimate(listcodec.EstimateInput{Bytes: res.Bytes + res.TrailingBytes,
+			Compressed: res.Rdbz.Compressed, ChecksumDisabled: res.Checksum == rdbio.ChecksumDisabled})
+		res.WhatIfSeconds = time.Since(start).Seconds()
+	}
 	return res, err
 }
 
@@ -147,6 +175,8 @@ type analyzer struct {
 	topE     topKeys
 	topM     topKeys
 	row      KeyRow
+	keyRow   func(*KeyRow) error // sees row; nil: no rows
+	whatIf   *listcodec.WhatIf   // fed every list node; nil: no what-if
 	prefixes *prefixTree
 	compat   *compatCollector
 	ttl      [6]TTLBucket
@@ -205,15 +235,15 @@ func (a *analyzer) aux(rec *rdbio.Record) {
 		p.UsedMem, _ = strconv.ParseInt(val, 10, 64)
 	case "aof-base":
 		p.AofBase = val == "1"
-	case rdbio.AuxFormat:
+	case format.AuxFormat:
 		res.Rdbz.Compressed, res.Rdbz.Format = true, val
-	case rdbio.AuxDict:
+	case format.AuxDict:
 		d := DictInfo{Bytes: len(rec.Value)}
 		if len(rec.Value) >= 8 {
 			d.ID = binary.LittleEndian.Uint32(rec.Value[4:])
 		}
 		res.Rdbz.Dicts = append(res.Rdbz.Dicts, d)
-	case rdbio.AuxDictID:
+	case format.AuxDictID:
 		if id, err := strconv.ParseUint(val, 10, 32); err == nil {
 			res.Rdbz.ExternalDictIDs = append(res.Rdbz.ExternalDictIDs, uint32(id))
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
 // analyzeFile runs Analyze on a file with default options.
@@ -76,7 +77,7 @@ func TestAnalyzeCountsAddUp(t *testing.T) {
 					t.Errorf("top_bytes not sorted at %d", i)
 				}
 			}
-			if len(a.TopBytes) > 5 || len(a.Compat) != len(servers) {
+			if len(a.TopBytes) > 5 || len(a.Compat) != len(servers.All()) {
 				t.Errorf("%d top keys, %d verdicts", len(a.TopBytes), len(a.Compat))
 			}
 		})

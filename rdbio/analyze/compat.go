@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
 // Compat says whether one server loads the file as it is.
@@ -51,38 +52,6 @@ type Cause struct {
 	// skipped: data the server skips while loading (not Fatal), which
 	// rdbz convert refuses unless --drop names it.
 	skipped bool
-}
-
-type serverKind uint8
-
-const (
-	kindRedis serverKind = iota
-	kindValkey
-	kindDragonfly
-)
-
-// server is what a server's RDB loader accepts (rdb-format.md §1, §3, §4,
-// §6; Dragonfly's rdb_load.cc).
-type server struct {
-	name      string
-	kind      serverKind
-	maxRedis  int // highest REDIS-magic version read
-	minRedis  int
-	valkeyMax int // highest VALKEY-magic version read; 0 = refuses the VALKEY magic
-	maxType   int // highest Redis type id known
-}
-
-// Servers are the load targets Analyze judges, oldest first.
-var servers = []server{
-	{name: "redis-6.2", kind: kindRedis, maxRedis: 9, minRedis: 1, maxType: rdbio.TypeStreamListpacks},
-	{name: "redis-7.0", kind: kindRedis, maxRedis: 10, minRedis: 1, maxType: rdbio.TypeStream2},
-	{name: "redis-7.2", kind: kindRedis, maxRedis: 11, minRedis: 1, maxType: rdbio.TypeStream3},
-	{name: "redis-7.4", kind: kindRedis, maxRedis: 12, minRedis: 1, maxType: rdbio.TypeHashListpackEx},
-	{name: "redis-8.0..8.4", kind: kindRedis, maxRedis: 12, minRedis: 1, maxType: rdbio.TypeHashListpackEx},
-	{name: "redis-8.6", kind: kindRedis, maxRedis: 13, minRedis: 1, maxType: rdbio.TypeStream4},
-	{name: "valkey-8", kind: kindValkey, maxRedis: 11, minRedis: 1, maxType: rdbio.TypeStream3},
-	{name: "valkey-9", kind: kindValkey, maxRedis: 11, minRedis: 1, valkeyMax: 80, maxType: rdbio.TypeStream3},
-	{name: "dragonfly", kind: kindDragonfly, maxRedis: 12, minRedis: 5, maxType: rdbio.TypeStream3},
 }
 
 // use counts the records of one kind and remembers the first.
@@ -154,169 +123,17 @@ func (c *compatCollector) op(op byte, off int64) {
 	u.add(nil, false, off)
 }
 
-// dragonflyRedisTypes are the Redis type ids Dragonfly's loader reads
-// (rdb_load.cc ReadObj): not 1 (linked list), 6, 9 (zipmap), 10 (ziplist
-// list) nor 22 and up.
-var dragonflyRedisTypes = map[rdbio.Type]bool{0: true, 2: true, 3: true, 4: true, 5: true, 7: true, 11: true,
-	12: true, 13: true, 14: true, 15: true, 16: true, 17: true, 18: true, 19: true, 20: true, 21: true}
-
-// dragonflyUpgrades are the Redis types Dragonfly does not read that rdbz
-// convert rewrites as newer ones it reads, without losing data (within
-// --cap: rdbio/convert upgrade.go): a linked list (1) as a quicklist 2, a
-// zipmap (9) as a listpack hash, a ziplist list (10) as a quicklist.
-var dragonflyUpgrades = map[rdbio.Type]bool{rdbio.TypeList: true, rdbio.TypeHashZipmap: true, rdbio.TypeListZiplist: true}
-
-// typeOK reports whether s reads a value of type t.
-func (s server) typeOK(t rdbio.Type) bool {
-	switch {
-	case t.Dragonfly():
-		return s.kind == kindDragonfly
-	case t == rdbio.TypeHash2:
-		return s.kind == kindValkey && s.valkeyMax >= 80
-	case t == rdbio.TypePathHash || t == rdbio.TypeModulePreGA:
-		return false
-	case s.kind == kindDragonfly:
-		return dragonflyRedisTypes[t]
-	}
-	return int(t) <= s.maxType
-}
-
-// reencodes reports whether rdbz convert rewrites a value of type t (named
-// name), which s does not read, as one of a type s reads
-// (rdbio/convert's re-encodings, docs/convert.md): element by element, or
-// losing what s has no place for, which loses names (stream metadata,
-// field TTLs).
-func (s server) reencodes(t rdbio.Type) (ok bool, loses string) {
-	reads := func(types ...rdbio.Type) bool {
-		for _, t := range types {
-			if !s.typeOK(t) {
-				return false
-			}
-		}
-		return true
-	}
-	switch {
-	case rdbio.IsStream(t):
-		for _, older := range slices.Backward(rdbio.StreamTypes) {
-			if older < t && reads(older) {
-				return true, rdbio.StreamFieldsLost(t, older)
-			}
-		}
-		return false, ""
-	case rdbio.HasFieldExpiry(t) && s.kind == kindDragonfly:
-		return true, "the milliseconds of field TTLs"
-	case t == rdbio.TypeDflySetExpiry:
-		return reads(rdbio.TypeSet), "per-member TTLs"
-	case rdbio.HasFieldExpiry(t) && reads(rdbio.TypeHashMetadata):
-		return true, ""
-	case rdbio.HasFieldExpiry(t):
-		return reads(rdbio.TypeHash), "per-field TTLs"
-	}
-	if s.kind == kindDragonfly && dragonflyUpgrades[t] {
-		return true, ""
-	}
-	switch t {
-	case rdbio.TypeHashListpack:
-		return reads(rdbio.TypeHashZiplist), ""
-	case rdbio.TypeZsetListpack:
-		return reads(rdbio.TypeZsetZiplist), ""
-	case rdbio.TypeListQuicklist2:
-		return reads(rdbio.TypeListQuicklist), ""
-	case rdbio.TypeSetListpack:
-		return reads(rdbio.TypeSetIntset, rdbio.TypeSet), ""
-	}
-	return false, ""
-}
-
-// versionCause is why s refuses the magic, or "".
-func (s server) versionCause(h rdbio.Header) string {
-	if h.Valkey {
-		if h.Version <= s.valkeyMax {
-			return ""
-		}
-		if s.valkeyMax == 0 {
-			return fmt.Sprintf("magic %s: %s reads only the REDIS magic", h.Magic, s.name)
-		}
-		return fmt.Sprintf("magic %s: %s reads VALKEY up to version %d", h.Magic, s.name, s.valkeyMax)
-	}
-	if h.Version < s.minRedis || h.Version > s.maxRedis {
-		return fmt.Sprintf("RDB version %d (%s): %s reads versions %d to %d", h.Version, h.Magic, s.name, s.minRedis, s.maxRedis)
-	}
-	return ""
-}
-
-// opCause says whether s reads opcode op in this file: "" when it does,
-// else the cause and whether it stops the load.
-func (s server) opCause(op byte, valkeyFile bool) (string, bool) {
-	isRedis := s.kind == kindRedis
-	switch {
-	case op == rdbio.OpFunction2:
-		if (isRedis && s.maxRedis >= 10) || s.kind == kindValkey {
-			return "", false
-		}
-		return "function libraries (opcode 245)", true
-	case op == rdbio.OpFunctionPre:
-		if s.name == "redis-7.0" {
-			return "", false
-		}
-		return "pre-release function library (opcode 246, Redis 7.0-rc)", true
-	case op == rdbio.OpModuleAux:
-		if s.kind == kindDragonfly {
-			return "module aux data (opcode 247) is skipped", false
-		}
-		return "module aux data (opcode 247) needs its module loaded", true
-	case op == rdbio.OpExpireSec:
-		if s.kind == kindDragonfly {
-			return "second-resolution expiry (opcode 253)", true
-		}
-		return "", false
-	case op == rdbio.OpSlotInfo:
-		// Redis 7.4 (RDB 12) added it; valkey 8 forked before and
-		// aborts on it ("Short read", checked on a converted file).
-		if (isRedis && s.maxRedis < 12) || s.kind == kindValkey {
-			return "slot info (opcode 244)", true
-		}
-		return "", false
-	case op == 243 && valkeyFile:
-		if s.kind == kindValkey && s.valkeyMax >= 80 {
-			return "", false
-		}
-		return "slot import state (opcode 243, Valkey 9)", true
-	case op == 243:
-		if isRedis && s.maxRedis >= 13 {
-			return "", false
-		}
-		return "key metadata (opcode 243, Redis 8.6)", true
-	case op >= 200 && op <= 224:
-		if s.kind == kindDragonfly {
-			return "", false
-		}
-		return fmt.Sprintf("Dragonfly opcode %d (%s)", op, rdbio.OpName(op)), true
-	}
-	return fmt.Sprintf("opcode %d (%s)", op, rdbio.OpName(op)), true
-}
-
-// moduleCause says what s does with the values of a module type.
-func (s server) moduleCause(name string) (string, bool) {
-	if s.kind == kindDragonfly {
-		if name == "ReJSON-RL" {
-			return "", false
-		}
-		return fmt.Sprintf("module type %s: keys skipped (Dragonfly reads only ReJSON-RL)", name), false
-	}
-	return fmt.Sprintf("module type %s needs its module loaded", name), true
-}
-
 // judge turns what was collected into a verdict per server.
 func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
-	out := make([]Compat, 0, len(servers))
+	all := servers.All()
+	out := make([]Compat, 0, len(all))
 	c.integ.finish()
-	for _, srv := range servers {
-		v := Compat{Server: srv.name, Causes: []Cause{}}
+	for _, srv := range all {
+		v := Compat{Server: srv.Name(), Causes: []Cause{}}
 		fileCause := func(msg string) {
 			v.Causes = append(v.Causes, Cause{Cause: msg, Fatal: true, Offset: -1})
 		}
-		if msg := srv.versionCause(h); msg != "" {
+		if msg := srv.VersionCause(h); msg != "" {
 			fileCause(msg)
 			v.Causes[len(v.Causes)-1].convertible = true
 		}
@@ -329,14 +146,14 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 		}
 		for _, name := range slices.Sorted(maps.Keys(c.types)) {
 			u := c.types[name]
-			if !srv.typeOK(u.vt) {
+			if !srv.ReadsType(u.vt) {
 				cs := u.cause(fmt.Sprintf("value type %d (%s)", u.vt.Byte(), name), true)
-				cs.convertible, cs.loses = srv.reencodes(u.vt)
+				cs.convertible, cs.loses = srv.Reencodes(u.vt)
 				v.Causes = append(v.Causes, cs)
 			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(c.modules)) {
-			if msg, fatal := srv.moduleCause(name); msg != "" {
+			if msg, fatal := srv.ModuleCause(name); msg != "" {
 				cs := c.modules[name].cause(msg, fatal)
 				cs.skipped = !fatal
 				v.Causes = append(v.Causes, cs)
@@ -348,7 +165,7 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 		}
 		sort.Ints(ops)
 		for _, op := range ops {
-			if msg, fatal := srv.opCause(byte(op), h.Valkey); msg != "" {
+			if msg, fatal := srv.OpCause(byte(op), h.Valkey); msg != "" {
 				cs := c.ops[byte(op)].cause(msg, fatal)
 				cs.convertible = op == rdbio.OpExpireSec // written in ms
 				cs.skipped = !fatal
@@ -372,7 +189,7 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 			}
 		}
 		if !v.Loads && fixable {
-			v.Fix = "rdbz convert --target " + srv.name
+			v.Fix = "rdbz convert --target " + srv.Name()
 			v.FixLoses = strings.Join(loses, "; ")
 		}
 		out = append(out, v)

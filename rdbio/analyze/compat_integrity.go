@@ -5,6 +5,7 @@ import (
 
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/blob"
+	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
 // deepBlob says whether s walks every entry of a blob of this kind while
@@ -14,20 +15,20 @@ import (
 // zipmapValidateIntegrity and ziplistValidateIntegrity called with deep
 // 1); 6.2 keeps ziplists and checks their header only; listpacks and
 // intsets get the shallow check in every version.
-func (s server) deepBlob(kind blob.Kind) bool {
+func deepBlob(s servers.Server, kind blob.Kind) bool {
 	switch kind {
 	case blob.Zipmap:
 		return true
 	case blob.Ziplist:
-		return s.name != "redis-6.2"
+		return s.Name() != "redis-6.2"
 	}
 	return false
 }
 
 // causes are the data problems that make s refuse the file (none for
 // Dragonfly, whose loader is not modelled here).
-func (ig *integrity) causes(s server) []Cause {
-	if s.kind == kindDragonfly {
+func (ig *integrity) causes(s servers.Server) []Cause {
+	if s.Dragonfly() {
 		return nil
 	}
 	var out []Cause
@@ -44,7 +45,7 @@ func (ig *integrity) causes(s server) []Cause {
 	}
 	for kind := range ig.blobs {
 		f := &ig.blobs[kind].shallow
-		if s.deepBlob(blob.Kind(kind)) {
+		if deepBlob(s, blob.Kind(kind)) {
 			f = &ig.blobs[kind].deep
 		}
 		if f.n > 0 {

@@ -11,7 +11,10 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 	"github.com/rdbz/rdbz/train"
 )
@@ -242,7 +245,7 @@ func rdbzFile(t *testing.T) string {
 	defer f.Close()
 	var samples [][]byte
 	err = rdbio.ForEachNode(f, rdbio.Options{}, func(_ []byte, n *rdbio.Node) (bool, error) {
-		raw, err := listcodec.DecodeNode(nil, n)
+		raw, err := nodeBytes(n)
 		samples = append(samples, bytes.Clone(raw))
 		return true, err
 	})
@@ -256,7 +259,7 @@ func rdbzFile(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := listcodec.ParseDict(tr.Dict)
+	d, err := node.ParseDict(tr.Dict)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +281,7 @@ func rdbzFile(t *testing.T) string {
 // are reported.
 func TestAnalyzeRdbzFile(t *testing.T) {
 	a := analyzePath(t, rdbzFile(t))
-	if !a.Rdbz.Compressed || a.Rdbz.Format != rdbio.FormatVersion || len(a.Rdbz.Dicts) != 1 || a.Rdbz.ZstdNodes == 0 {
+	if !a.Rdbz.Compressed || a.Rdbz.Format != format.Version || len(a.Rdbz.Dicts) != 1 || a.Rdbz.ZstdNodes == 0 {
 		t.Fatalf("rdbz = %+v", a.Rdbz)
 	}
 	if a.Rdbz.Dicts[0].ID < train.MinID || a.Rdbz.Dicts[0].Bytes == 0 {
@@ -302,4 +305,16 @@ func TestAnalyzeDragonflyFile(t *testing.T) {
 			t.Errorf("%s: %+v", name, ts)
 		}
 	}
+}
+
+// nodeBytes returns a node's bytes: raw as stored, or LZF decoded;
+// integer-encoded and zstd nodes give nil.
+func nodeBytes(n *rdbio.Node) ([]byte, error) {
+	switch n.Enc {
+	case rdbio.EncRaw:
+		return n.Data, nil
+	case rdbio.EncLZF:
+		return lzf.Decode(nil, n.Data, int(n.ULen))
+	}
+	return nil, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/blob"
+	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
 // integrity gathers, during the walk, the data problems that make a server
@@ -176,11 +177,11 @@ func (ig *integrity) key(rec *rdbio.Record, family string, vc rdbio.ValueInfo) {
 }
 
 // deepChecked says, per blob kind, whether some server checks it deeply
-// while loading (server.deepBlob).
+// while loading (deepBlob).
 var deepChecked = func() (d [4]bool) {
-	for _, s := range servers {
+	for _, s := range servers.All() {
 		for k := range d {
-			d[k] = d[k] || s.deepBlob(blob.Kind(k))
+			d[k] = d[k] || deepBlob(s, blob.Kind(k))
 		}
 	}
 	return d

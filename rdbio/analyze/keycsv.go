@@ -42,8 +42,8 @@ func contains[T comparable](s []T, v T) bool {
 // KeyCSVHeader is the first row of the per-key export.
 var KeyCSVHeader = []string{"db", "key", "type", "encoding", "bytes", "memory", "elements", "expiry"}
 
-// KeyCSV writes one CSV row per selected key as Analyze reads them (its Row
-// is an Options.Key), so that the export streams whatever the file holds.
+// KeyCSV writes one CSV row per selected key as Analyze reads them (given
+// as Options.Keys), so that the export streams whatever the file holds.
 // The key is written as its bytes; elements is empty when unknown, expiry
 // (absolute Unix ms) when there is none.
 type KeyCSV struct {
@@ -73,8 +73,8 @@ func NewKeyCSV(w io.Writer, f KeyFilter, withFile bool) (*KeyCSV, error) {
 	return c, nil
 }
 
-// Row writes k when the filter selects it.
-func (c *KeyCSV) Row(k *KeyRow) error {
+// row writes k when the filter selects it.
+func (c *KeyCSV) row(k *KeyRow) error {
 	if !c.filter.Selects(k) {
 		return nil
 	}

@@ -88,7 +88,7 @@ func exportKeys(t *testing.T, path string, f KeyFilter) ([][]string, *Analysis) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Analyze(openReader(t, path), Options{Key: kc.Row})
+	a, err := Analyze(openReader(t, path), Options{Keys: kc})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,8 +24,8 @@ func (a *analyzer) list(rec *rdbio.Record, typ rdbio.Type) (keyFacts, error) {
 		n := nodes.Node()
 		a.res.ListNodes.Add(n)
 		a.compat.integ.node(rec, n)
-		if a.opt.Node != nil {
-			if err := a.opt.Node(rec.Key, n, i, count); err != nil {
+		if a.whatIf != nil {
+			if err := a.whatIf.Node(rec.Key, n, i, count); err != nil {
 				return keyFacts{}, err
 			}
 		}

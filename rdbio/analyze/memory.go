@@ -76,7 +76,7 @@ const sharedIntegerDigits = 4
 
 // memory is a key's estimate (key and value) once its value is read, n
 // serialized bytes; it counts the key in MemoryStats and hands its row to
-// Options.Key.
+// the per-key export, if any.
 func (a *analyzer) memory(rec *rdbio.Record, sl *typeSlot, n int64, kf keyFacts) (int64, error) {
 	ms := &a.res.Memory
 	mem, alloc, enc := kf.mem, kf.alloc, kf.enc
@@ -91,16 +91,16 @@ func (a *analyzer) memory(rec *rdbio.Record, sl *typeSlot, n int64, kf keyFacts)
 	share := datasetShare(alloc+keyMemory(rec.Key)+slack(sizeDictEntry), rec.Expire != -1)
 	ms.Bytes += mem
 	ms.Dataset += share
-	if a.opt.Key == nil {
+	if a.keyRow == nil {
 		return mem, nil
 	}
 	a.row = KeyRow{DB: rec.DB, Key: rec.Key, Type: sl.family, Encoding: enc, Bytes: n, Memory: mem,
 		Dataset: share, Elements: kf.count.Elements, ElementsKnown: kf.count.Known, Expire: rec.Expire}
-	return mem, a.opt.Key(&a.row)
+	return mem, a.keyRow(&a.row)
 }
 
-// KeyRow is one key as Options.Key sees it; Key is valid only during the
-// call.
+// KeyRow is one key as the per-key export (Options.Keys) sees it; Key is
+// valid only while the row is handled.
 type KeyRow struct {
 	DB  uint64
 	Key []byte

@@ -95,7 +95,7 @@ func compareMemory(t *testing.T, path string, m *rdbiotest.Memory) (string, erro
 	got := map[dbKey]int64{}
 	now := time.Now().UnixMilli()
 	var sum, musum, keys int64
-	_, err := Analyze(openReader(t, path), Options{Key: func(k *KeyRow) error {
+	_, err := analyze(openReader(t, path), Options{}, func(k *KeyRow) error {
 		if k.Expire != -1 && k.Expire <= now {
 			return nil // redis drops it while loading
 		}
@@ -106,7 +106,7 @@ func compareMemory(t *testing.T, path string, m *rdbiotest.Memory) (string, erro
 			got[dbKey{k.DB, string(k.Key)}] = k.Memory
 		}
 		return nil
-	}})
+	})
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/analyze"
+	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
 // analyzeBytes is analyze's compatibility verdict per server for a file.
@@ -42,8 +43,8 @@ func TestConvertAgreesWithAnalyze(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := analyzeBytes(t, in)
-		for _, target := range analyze.TargetNames() {
-			tg, _ := analyze.LookupTarget(target)
+		for _, target := range servers.Names() {
+			tg, _ := servers.Lookup(target)
 			if tg.Name() != target || before[target].Causes == nil {
 				continue // an alias; or a file analyze could not judge
 			}

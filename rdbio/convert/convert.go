@@ -9,16 +9,18 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/rdbio/analyze"
 	"github.com/rdbz/rdbz/rdbio/blob"
+	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
 // converter is the state of one conversion.
 type converter struct {
 	ctx    context.Context
 	opt    Options
-	target analyze.Target
+	target servers.Server
 	r      *rdbio.Reader
 	w      *rdbio.Writer
 	g      *gate
@@ -36,12 +38,12 @@ type converter struct {
 // when it fails; a refusal wraps ErrRefused and names the key or record and
 // its offset.
 func Convert(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*Report, error) {
-	t, ok := analyze.LookupTarget(opt.Target)
+	t, ok := servers.Lookup(opt.Target)
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrTarget, opt.Target)
 	}
 	rep := &Report{Target: t.Name(), Items: []Item{}}
-	src, wait := decodeStage(ctx, src, opt.Decode, rep)
+	src, wait := decodeStage(ctx, src, opt.Options, rep)
 	c := &converter{ctx: ctx, opt: opt, target: t, rep: rep, prefix: -1}
 	err := c.run(dst, src)
 	if werr := wait(err); err == nil {
@@ -53,16 +55,14 @@ func Convert(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*R
 	return rep, err
 }
 
-// decodeStage puts the Decode stage before the conversion when src is an
-// rdbz-compressed file (its first record is the AUX rdbz-format, FORMAT.md
-// §1). wait ends the stage and returns its error.
-func decodeStage(ctx context.Context, src io.Reader, decode DecodeFunc, rep *Report) (io.Reader, func(error) error) {
+// decodeStage puts listcodec's decompressor (to LZF nodes, as Redis saves
+// them) before the conversion when src is an rdbz-compressed file (its
+// first record is the AUX rdbz-format, FORMAT.md §1.1). wait ends the stage
+// and returns its error.
+func decodeStage(ctx context.Context, src io.Reader, ro rdbio.Options, rep *Report) (io.Reader, func(error) error) {
 	none := func(error) error { return nil }
-	if decode == nil {
-		return src, none
-	}
 	br := bufio.NewReaderSize(src, 64<<10)
-	mark := append([]byte{rdbio.OpAux, byte(len(rdbio.AuxFormat))}, rdbio.AuxFormat...)
+	mark := append([]byte{rdbio.OpAux, byte(len(format.AuxFormat))}, format.AuxFormat...)
 	head, _ := br.Peek(9 + len(mark))
 	if len(head) < 9+len(mark) || !bytes.Equal(head[9:], mark) {
 		return br, none
@@ -71,7 +71,8 @@ func decodeStage(ctx context.Context, src io.Reader, decode DecodeFunc, rep *Rep
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := decode(ctx, pw, br)
+		_, err := listcodec.DecompressContext(ctx, pw, br, listcodec.DecompressOptions{
+			Flow: listcodec.Flow{Workers: 1, Options: ro}, To: listcodec.ToLZF})
 		pw.CloseWithError(err)
 		done <- err
 	}()
@@ -85,7 +86,7 @@ func decodeStage(ctx context.Context, src io.Reader, decode DecodeFunc, rep *Rep
 }
 
 func (c *converter) run(dst io.Writer, src io.Reader) error {
-	ro := rdbio.Options{Cap: c.opt.Cap, IgnoreChecksum: c.opt.IgnoreChecksum}
+	ro := c.opt.Options
 	c.cap = ro.CapBytes()
 	r, err := rdbio.NewReader(src, ro)
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/rdbio/analyze"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
 // damageSeeds are files whose values convert re-encodes for some target:
@@ -34,7 +34,7 @@ func damageSeeds(t testing.TB) [][]byte {
 func convertDamaged(t *testing.T, data []byte, targets []string) {
 	for _, target := range targets {
 		var out bytes.Buffer
-		_, err := Convert(t.Context(), &out, bytes.NewReader(data), Options{Target: target, Drop: dropAll(), Cap: 1 << 16})
+		_, err := Convert(t.Context(), &out, bytes.NewReader(data), Options{Options: rdbio.Options{Cap: 1 << 16}, Target: target, Drop: dropAll()})
 		var re *rdbio.Error
 		if err != nil && !errors.Is(err, ErrRefused) && !errors.As(err, &re) && !strings.Contains(err.Error(), "offset ") {
 			t.Fatalf("%s: error naming no offset: %v", target, err)
@@ -65,5 +65,5 @@ func FuzzConvert(f *testing.F) {
 	for _, b := range damageSeeds(f) {
 		f.Add(b)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { convertDamaged(t, data, analyze.TargetNames()) })
+	f.Fuzz(func(t *testing.T, data []byte) { convertDamaged(t, data, servers.Names()) })
 }

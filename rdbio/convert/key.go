@@ -51,12 +51,13 @@ func (c *converter) moduleValue(rec *rdbio.Record) error {
 }
 
 // errZstdNode is the error of an rdbz-compressed node in a file that does
-// not say it is an rdbz file, or without a Decode stage.
+// not say it is an rdbz file (an rdbz file's nodes are decoded before:
+// decodeStage).
 var errZstdNode = errors.New("rdbz-compressed list node (0xC4): decode it first (rdbz decompress)")
 
 // list copies a list value node by node: the target is a stock server, so
-// an rdbz-compressed node is an error here (Options.Decode decodes them
-// before).
+// an rdbz-compressed node is an error here (decodeStage decodes those of an
+// rdbz file before).
 func (c *converter) list(rec *rdbio.Record) error {
 	out := through{c.g}
 	nodes, err := c.r.Value().Nodes()

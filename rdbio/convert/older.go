@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
 // olderStream is the newest stream type older than t that the target
@@ -33,7 +34,7 @@ func (c *converter) streamAs(rec *rdbio.Record, name string, to rdbio.Type) erro
 	c.prefix = -1
 	c.rep.Keys++
 	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset,
-		fmt.Sprintf("as %v (type %d)", to, to.Byte()), rdbio.StreamFieldsLost(rec.Type, to))
+		fmt.Sprintf("as %v (type %d)", to, to.Byte()), servers.StreamFieldsLost(rec.Type, to))
 	if err := c.r.Value().CopyStreamAs(rewritten{c.g}, to); err != nil {
 		return err
 	}
@@ -134,7 +135,7 @@ const maxFieldExpiry = 1<<48 - 1
 const expiringSize = int(unsafe.Sizeof(expiring{}))
 
 // appendExpiring appends the value of type to holding fields, whose bytes
-// are in arena in turn (rdb-format.md §4: types 2, 4 and 24; §6: 31, 32).
+// are in arena in turn (docs/rdb-format.md §4: types 2, 4 and 24; §6: 31, 32).
 func appendExpiring(out []byte, to rdbio.Type, fields []expiring, arena []byte) []byte {
 	var least int64
 	if to == rdbio.TypeHashMetadata {

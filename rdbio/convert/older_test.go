@@ -309,7 +309,7 @@ func TestFieldExpiryHeldWithinTheCap(t *testing.T) {
 		}
 	})
 	var out bytes.Buffer
-	_, err := Convert(t.Context(), &out, bytes.NewReader(in), Options{Target: "redis-7.0", Cap: 64 << 10})
+	_, err := Convert(t.Context(), &out, bytes.NewReader(in), Options{Options: rdbio.Options{Cap: 64 << 10}, Target: "redis-7.0"})
 	if !errors.Is(err, rdbio.ErrTooLarge) || !strings.Contains(err.Error(), `key "many"`) {
 		t.Fatalf("got %v, want ErrTooLarge naming the key", err)
 	}

@@ -185,7 +185,7 @@ func TestPlainNodesStream(t *testing.T) {
 			t.Fatalf("%s: the input's walk differs from its nodes", magic)
 		}
 		var out bytes.Buffer
-		rep, err := Convert(t.Context(), &out, bytes.NewReader(in), Options{Target: "redis-6.2", Cap: plainCap})
+		rep, err := Convert(t.Context(), &out, bytes.NewReader(in), Options{Options: rdbio.Options{Cap: plainCap}, Target: "redis-6.2"})
 		if err != nil {
 			t.Fatalf("%s: %v", magic, err)
 		}
@@ -254,7 +254,7 @@ func TestPlainNodeDamage(t *testing.T) {
 		}
 	}
 	for name, file := range cases {
-		_, err := Convert(t.Context(), io.Discard, bytes.NewReader(file), Options{Target: "redis-6.2", Cap: plainCap})
+		_, err := Convert(t.Context(), io.Discard, bytes.NewReader(file), Options{Options: rdbio.Options{Cap: plainCap}, Target: "redis-6.2"})
 		if !errors.Is(err, rdbio.ErrCorrupt) || !strings.Contains(err.Error(), "offset ") || !strings.Contains(err.Error(), `"list"`) {
 			t.Errorf("%s: err %v, want a corrupt input naming an offset and the key", name, err)
 		} else {
@@ -271,7 +271,7 @@ func TestPackedNodeOverCapRefused(t *testing.T) {
 		elems = append(elems, "element-"+strconv.Itoa(i))
 	}
 	in := quicklistFile(t, "REDIS0011", []qlNode{{elems: []string{strings.Repeat("p", 5000)}}, {packed: true, elems: elems}})
-	_, err := Convert(t.Context(), io.Discard, bytes.NewReader(in), Options{Target: "redis-6.2", Cap: plainCap})
+	_, err := Convert(t.Context(), io.Discard, bytes.NewReader(in), Options{Options: rdbio.Options{Cap: plainCap}, Target: "redis-6.2"})
 	at := bytes.Index(in, []byte(strings.Repeat("p", 64))) + 5000
 	if !errors.Is(err, rdbio.ErrTooLarge) || !strings.Contains(err.Error(), "offset "+strconv.Itoa(at)+`, key "list": PACKED`) {
 		t.Fatalf("err %v, want ErrTooLarge for the PACKED node at offset %d of key \"list\"", err, at)
@@ -331,7 +331,7 @@ func TestPlainNodeStreamsInBoundedMemory(t *testing.T) {
 			inW.CloseWithError(w.Close())
 		}()
 		go func() {
-			_, err := Convert(t.Context(), outW, inR, Options{Target: "redis-6.2", Cap: 1 << 20})
+			_, err := Convert(t.Context(), outW, inR, Options{Options: rdbio.Options{Cap: 1 << 20}, Target: "redis-6.2"})
 			inR.CloseWithError(err)
 			outW.CloseWithError(err)
 		}()

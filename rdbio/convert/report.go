@@ -22,7 +22,7 @@ type Report struct {
 	From   string `json:"from"` // the input's magic
 	To     string `json:"to"`   // the output's magic
 	// Decoded says the input was rdbz-compressed and its list nodes were
-	// decoded (Options.Decode).
+	// decoded on the way (listcodec's decompressor).
 	Decoded bool `json:"rdbz_nodes_decoded"`
 	// Keys counts the keys kept (written, or in a dry run to be written).
 	Keys  int64  `json:"keys"`

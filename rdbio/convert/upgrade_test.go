@@ -393,7 +393,7 @@ func TestUpgradeWithinTheCap(t *testing.T) {
 	for range 3 {
 		ll = append(rdbio.AppendLen(ll, 40), long...)
 	}
-	opt := Options{Target: "dragonfly", Cap: 32}
+	opt := Options{Options: rdbio.Options{Cap: 32}, Target: "dragonfly"}
 	for _, v := range [][]byte{rawString(zl), lzfZl} {
 		in := oneKey(t, rdbio.TypeListZiplist, "zl", v)
 		var out bytes.Buffer

@@ -10,17 +10,34 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
 
-// Shared is the shared folder beside the repository.
+// Shared is the folder of test inputs and tools the tests use (the corpus
+// in Shared()/corpus, the servers and rdb-oracle in Shared()/tools): the
+// environment variable RDBZ_SHARED when set, else the folder "shared"
+// beside the checkout (the parent of the directory holding go.mod, found
+// from the test's working directory, which go test sets to the package's).
+// It is the one place the tests learn where these are.
 func Shared() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "shared")
+	if d := os.Getenv("RDBZ_SHARED"); d != "" {
+		return d
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "shared"
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return filepath.Join(filepath.Dir(d), "shared")
+		}
+		if filepath.Dir(d) == d {
+			return filepath.Join(filepath.Dir(dir), "shared")
+		}
+	}
 }
 
 // File is one file of a corpus folder's MANIFEST.tsv.

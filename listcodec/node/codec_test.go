@@ -1,4 +1,4 @@
-package listcodec
+package node
 
 import (
 	"bytes"
@@ -13,37 +13,18 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/internal/nodetest"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
-const testDictID = 40000
+const testDictID = nodetest.DictID
 
-// testNodes returns n JSON-like nodes of about size bytes each.
-func testNodes(seed uint64, n, size int) [][]byte {
-	r := rand.New(rand.NewPCG(seed, seed+1))
-	nodes := make([][]byte, n)
-	for i := range nodes {
-		nodes[i] = rdbiotest.JSONish(r, size/2+r.IntN(size))
-	}
-	return nodes
-}
+var testNodes = nodetest.Nodes
 
-// buildTestDict builds a dictionary with ID id from synthetic samples; its
-// content (history) is JSON-like text from another seed.
+// buildTestDict builds a dictionary with ID id (nodetest.DictBytes).
 func buildTestDict(tb testing.TB, id uint32) *Dict {
 	tb.Helper()
-	hist := bytes.Join(testNodes(1000+uint64(id), 4, 8192), nil)
-	b, err := zstd.BuildDict(zstd.BuildDictOptions{
-		ID:         id,
-		Contents:   testNodes(2000+uint64(id), 200, 8192),
-		History:    hist,
-		CompatV155: true,
-		Level:      zstd.SpeedDefault,
-	})
-	if err != nil {
-		tb.Fatalf("BuildDict: %v", err)
-	}
-	d, err := ParseDict(b)
+	d, err := ParseDict(nodetest.DictBytes(tb, id))
 	if err != nil {
 		tb.Fatalf("ParseDict: %v", err)
 	}

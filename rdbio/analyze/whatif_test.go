@@ -1,43 +1,29 @@
-package listcodec
+package analyze
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/rdbio/analyze"
+	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
 // cliDefaults are the options `rdbz compress` runs with by default
 // (cmd/rdbz reads them from its flags; its test compares the binaries).
-func cliDefaults() CompressOptions {
-	return CompressOptions{MinSaving: 0.02, Train: TrainOptions{Seed: 1}}
-}
+func cliDefaults() listcodec.CompressOptions { return listcodec.DefaultCompressOptions() }
 
-// whatIf analyzes path with a WhatIf fed by analyze.Analyze.
-func whatIf(t *testing.T, path string, opt CompressOptions) (*WhatIfReport, *analyze.Analysis) {
+// whatIf analyzes path with Options.WhatIf.
+func whatIf(t *testing.T, path string, opt listcodec.CompressOptions) (*listcodec.WhatIfReport, *Analysis) {
 	t.Helper()
-	f, err := os.Open(path)
+	a, err := Analyze(openReader(t, path), Options{WhatIf: &opt})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	w := NewWhatIf(opt)
-	r, err := rdbio.NewReader(f, rdbio.Options{Cap: w.Cap()})
-	if err != nil {
-		t.Fatal(err)
+	if a.WhatIf == nil {
+		t.Fatal("no what-if report")
 	}
-	a, err := analyze.Analyze(r, analyze.Options{Node: w.Node})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := w.Estimate(EstimateInput{Bytes: a.Bytes + a.TrailingBytes, Compressed: a.Rdbz.Compressed, ChecksumDisabled: a.Checksum == rdbio.ChecksumDisabled})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep, a
+	return a.WhatIf, a
 }
 
 type countWriter struct{ n int64 }
@@ -70,7 +56,7 @@ func TestWhatIfMatchesCompress(t *testing.T) {
 			}
 			defer f.Close()
 			var out countWriter
-			st, err := Compress(&out, f, opt)
+			st, err := listcodec.Compress(&out, f, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,8 +100,8 @@ func TestWhatIfVariants(t *testing.T) {
 // TestWhatIfCompressedInput: an rdbz-compressed input is predicted as
 // refused (unchanged).
 func TestWhatIfCompressedInput(t *testing.T) {
-	w := NewWhatIf(cliDefaults())
-	rep, err := w.Estimate(EstimateInput{Bytes: 1234, Compressed: true})
+	w := listcodec.NewWhatIf(cliDefaults())
+	rep, err := w.Estimate(listcodec.EstimateInput{Bytes: 1234, Compressed: true})
 	if err != nil {
 		t.Fatal(err)
 	}

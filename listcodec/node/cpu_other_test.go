@@ -1,6 +1,6 @@
 //go:build !unix
 
-package listcodec
+package node
 
 // cpuNanos is not measured on this platform.
 func cpuNanos() int64 { return 0 }

@@ -1,4 +1,4 @@
-package listcodec
+package node
 
 import (
 	"crypto/sha256"

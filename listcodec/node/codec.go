@@ -1,4 +1,4 @@
-package listcodec
+package node
 
 import (
 	"encoding/binary"
@@ -146,9 +146,15 @@ func (c *Codec) Compress(dst, src []byte) []byte {
 	if len(c.scratch) < len(out) {
 		out = append(out[:0], c.scratch...)
 	}
-	c.scratch = trim(c.scratch)
+	if cap(c.scratch) > scratchKeep {
+		c.scratch = nil // grown for a large node: not kept
+	}
 	return out
 }
+
+// scratchKeep is the largest scratch buffer a Codec keeps between nodes
+// (as the pipeline's workers do), so that an idle Codec holds little.
+const scratchKeep = 1 << 20
 
 // plainTryRatio: Compress also tries without the dictionary when the
 // dictionary frame is at most 1/plainTryRatio of the input.

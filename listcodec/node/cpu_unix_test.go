@@ -1,6 +1,6 @@
 //go:build unix
 
-package listcodec
+package node
 
 import "syscall"
 
