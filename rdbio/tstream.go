@@ -211,14 +211,7 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 	if err != nil {
 		return 0, err
 	}
-	if err := r.SetSink(w); err != nil {
-		return 0, err
-	}
-	_, err = Drain(r)
-	if errors.Is(err, ErrUnsupported) {
-		_, err = r.PassBody()
-	}
-	if err != nil {
+	if err := passRecords(r, w); err != nil {
 		return w.Written(), err
 	}
 	stored := r.crcGot

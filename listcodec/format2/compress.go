@@ -188,7 +188,7 @@ type csink struct {
 	held    []byte
 	recs    []heldRec
 	keys    []byte
-	out     countWriter
+	out     counter
 }
 
 type heldRec struct {
@@ -233,7 +233,7 @@ func (c *csink) start(w io.Writer) error {
 		c.trained = true
 		c.opt.phase("compressing")
 	}
-	c.out = countWriter{w: w}
+	c.out = counter{w: w}
 	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: c.opt.Level, Workers: c.opt.Workers, IndexShare: c.opt.IndexShare})
 	if err != nil {
 		return err
@@ -288,7 +288,7 @@ func (c *csink) finish() error {
 		}
 		// Not smaller: the input as it was (an ordinary RDB, which every
 		// reader of rdbz files reads as it is).
-		cw := &countWriter{w: c.dst}
+		cw := &counter{w: c.dst}
 		_, err := rdbio.DecodeT(cw, bytes.NewReader(t), rdbio.TargetOriginal, rdbio.Options{Cap: c.opt.Cap, IgnoreChecksum: true})
 		c.st.BytesOut, c.st.Copied = cw.n, true
 		c.st.Note = fmt.Sprintf("format 2 would not be smaller (%d bytes for %d): input copied unchanged", buf.Len(), c.st.BytesIn)
@@ -313,12 +313,20 @@ func (c *csink) abort() {
 	}
 }
 
-type countWriter struct {
+// counter counts the bytes read from r or written to w.
+type counter struct {
+	r io.Reader
 	w io.Writer
 	n int64
 }
 
-func (c *countWriter) Write(p []byte) (int, error) {
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *counter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err

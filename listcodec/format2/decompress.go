@@ -37,13 +37,13 @@ type DecompressStats struct {
 // (*rdbio.Error).
 func Decompress(ctx context.Context, dst io.Writer, src io.Reader, opt DecompressOptions) (*DecompressStats, error) {
 	st := &DecompressStats{}
-	cr := &countReader{r: src}
+	cr := &counter{r: src}
 	br, err := block.NewReader(ctx, cr, block.ReaderOptions{Workers: opt.Workers})
 	if err != nil {
 		return st, err
 	}
 	defer br.Close()
-	tr := &countReader{r: br}
+	tr := &counter{r: br}
 	n, err := rdbio.DecodeT(dst, tr, opt.To, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum})
 	st.BytesOut, st.TBytes, st.BytesIn = n, tr.n, cr.n
 	if err != nil {
@@ -58,15 +58,4 @@ func Decompress(ctx context.Context, dst io.Writer, src io.Reader, opt Decompres
 	}
 	st.BytesIn = cr.n
 	return st, nil
-}
-
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
