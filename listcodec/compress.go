@@ -37,6 +37,16 @@ type CompressOptions struct {
 	// next: "sampling" (the first pass over a file), "training",
 	// "compressing", or "copying" when compression would not pay.
 	Phase func(name string)
+	// Format2 writes format 2 (every record compressed, in blocks:
+	// package format2) instead of format 1.1 (list nodes only, the RDB's
+	// shape kept). `rdbz compress` sets it unless told --format 1 (for
+	// readers that know only format 1: rdbz releases before format 2).
+	// MinSaving, Verify, Tries and NoEmbed are format 1's alone; the zero
+	// value keeps format 1 for the library's callers of format 1 (the
+	// what-if, its tests).
+	Format2 bool
+	// BlockSize is format 2's block size (0: format2.DefaultBlockSize).
+	BlockSize int
 }
 
 // phase reports the start of a phase to o.Phase, if set.
@@ -58,8 +68,14 @@ func Compress(dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error)
 // Train.TrainBytes of node bytes, held in memory meanwhile. Cancelling ctx
 // stops it with ctx's error.
 func CompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error) {
-	start := time.Now()
+	if opt.Format2 {
+		lvl := opt.Level
+		opt = opt.withDefaults()
+		opt.Level = lvl // 0: format 2's own default
+		return compress2(ctx, dst, src, opt)
+	}
 	opt = opt.withDefaults()
+	start := time.Now()
 	st := &Stats{}
 	if f, ok := src.(seekFile); ok && opt.Dict == nil && !opt.Train.Stream && isRegular(f) {
 		opt.phase("sampling")

@@ -89,16 +89,23 @@ func TestCorpusRoundTrip(t *testing.T) {
 			if !bytes.Equal(back, in) {
 				t.Fatalf("decompress --to original differs from the input (%d vs %d bytes)", len(back), len(in))
 			}
-			if !cf.RedisLoads() {
-				return
-			}
-			want, err := rdbiotest.Digest(t, cf.Path)
-			if err != nil {
-				t.Fatalf("oracle on the original: %v", err)
-			}
-			judgeDecompressed(t, comp, want, ToLZF, ToRaw)
+			judgeCorpusFile(t, cf, comp)
 		})
 	}
+}
+
+// judgeCorpusFile fails unless, for a corpus file redis loads, redis loads
+// decompress --to lzf and --to raw of comp with the file's digest.
+func judgeCorpusFile(t *testing.T, cf rdbiotest.File, comp []byte) {
+	t.Helper()
+	if !cf.RedisLoads() {
+		return
+	}
+	want, err := rdbiotest.Digest(t, cf.Path)
+	if err != nil {
+		t.Fatalf("oracle on the original: %v", err)
+	}
+	judgeDecompressed(t, comp, want, ToLZF, ToRaw)
 }
 
 // judgeDecompressed fails unless redis loads decompress --to each target

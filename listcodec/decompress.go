@@ -74,6 +74,10 @@ func Decompress(dst io.Writer, src io.Reader, opt DecompressOptions) (*Stats, er
 // nodes into each other (ToLZF, ToRaw) or copies it unchanged (ToOriginal).
 // Cancelling ctx stops it with ctx's error.
 func DecompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt DecompressOptions) (*Stats, error) {
+	src, two := sniff(src)
+	if two {
+		return decompress2(ctx, dst, src, opt)
+	}
 	start := time.Now()
 	st := &Stats{}
 	t, err := newTranscoder(ctx, dst, src, opt.Flow, st)

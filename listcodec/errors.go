@@ -21,4 +21,6 @@ var (
 	// ErrForm: ParseForm was given an unknown form name. (Its text says
 	// "target", as `rdbz decompress --to` has always said.)
 	ErrForm = errors.New("unknown target")
+	// ErrOptions: options that cannot go together.
+	ErrOptions = errors.New("invalid options")
 )

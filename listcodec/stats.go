@@ -2,6 +2,8 @@ package listcodec
 
 import (
 	"time"
+
+	"github.com/rdbz/rdbz/listcodec/format2"
 )
 
 // Stats is what a transcoding did. The writer goroutine fills the node
@@ -22,6 +24,8 @@ type Stats struct {
 	DictBytes  int
 	Note       string // why the input was copied unchanged, when it was
 	Elapsed    time.Duration
+	// Format2 is what a format-2 Compress did (nil for format 1).
+	Format2 *format2.Stats
 }
 
 func (s *Stats) addNode(it *item, written int64) {

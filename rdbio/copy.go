@@ -27,16 +27,7 @@ func Copy(dst io.Writer, src io.Reader, opt Options) (int64, error) {
 		return 0, err
 	}
 	w.crc = nil // unchanged bytes: the trailer is the source's (unchangedTrailer)
-	if err := r.SetSink(w); err != nil {
-		return 0, err
-	}
-	_, err = Drain(r)
-	if errors.Is(err, ErrUnsupported) {
-		// The grammar stops here, but nothing is being changed: the rest
-		// of the file is copied as it is.
-		_, err = r.PassBody()
-	}
-	if err != nil {
+	if err := passRecords(r, w); err != nil {
 		return w.Written(), err
 	}
 	w.SetTrailer(unchangedTrailer(r))
@@ -47,6 +38,20 @@ func Copy(dst io.Writer, src io.Reader, opt Options) (int64, error) {
 		return w.Written(), fmt.Errorf("copy bytes after the trailer: %w", err)
 	}
 	return w.Written(), w.Flush()
+}
+
+// passRecords sends every record of r to w, up to the trailer. Where the
+// grammar stops (ErrUnsupported) the rest of the file is copied as it is:
+// nothing after it is walked, so nothing after it changes.
+func passRecords(r *Reader, w *Writer) error {
+	if err := r.SetSink(w); err != nil {
+		return err
+	}
+	_, err := Drain(r)
+	if errors.Is(err, ErrUnsupported) {
+		_, err = r.PassBody()
+	}
+	return err
 }
 
 // Drain calls Next until the end and returns the EOF record.

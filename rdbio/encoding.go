@@ -17,6 +17,7 @@ const (
 	EncInt             // 0xC0..0xC2: an integer stored as 1, 2 or 4 bytes
 	EncLZF             // 0xC3: LZF-compressed
 	EncZstd            // 0xC4: rdbz's zstd frame (list nodes of rdbz-compressed files only)
+	EncT               // 0xC5: a decoded LZF string in a T stream (tstream.go)
 )
 
 func (e Enc) String() string {
@@ -29,6 +30,8 @@ func (e Enc) String() string {
 		return "lzf"
 	case EncZstd:
 		return "zstd"
+	case EncT:
+		return "t"
 	}
 	return "enc(" + strconv.Itoa(int(e)) + ")"
 }
@@ -48,6 +51,11 @@ type strHead struct {
 	size  uint64 // stored payload bytes that follow the prefix
 	ulen  uint64 // decoded length (LZF, zstd); for raw = size
 	flags byte   // 0xC4 flags
+	// done: a rewrite consumed the whole string (size is 0) and sent its
+	// replacement on; data holds its decoded bytes, valid until the next
+	// string is read.
+	done bool
+	data []byte
 }
 
 // The one decoder of RDB lengths and strings (FORMAT.md §4):
@@ -104,8 +112,19 @@ func (in *input) readLen() (uint64, error) {
 	return n, nil
 }
 
-// strHeader reads a string prefix.
+// strHeader reads a string prefix. With a rewrite set (T streams,
+// tstream.go), the rewrite is offered the string first: it may consume the
+// whole string and send its replacement to the sink, returning a prefix
+// with done set.
 func (in *input) strHeader() (strHead, error) {
+	if in.rw != nil {
+		return in.rw.string(in)
+	}
+	return in.plainHeader(false)
+}
+
+// plainHeader reads a string prefix; t allows rdbz's T encoding 0xC5.
+func (in *input) plainHeader(t bool) (strHead, error) {
 	n, special, err := in.lenOrSpecial()
 	if err != nil {
 		return strHead{}, err
@@ -147,6 +166,10 @@ func (in *input) strHeader() (strHead, error) {
 			return strHead{}, err
 		}
 		return strHead{enc: EncZstd, size: clen, ulen: ulen, flags: flags}, nil
+	case EncodingT:
+		if t {
+			return in.tHeader()
+		}
 	}
 	return strHead{}, fmt.Errorf("%w: unknown string encoding 0x%02x", ErrCorrupt, 0xC0|n)
 }
@@ -169,6 +192,12 @@ func (in *input) readString(dst []byte, limit int, scratch *[]byte) (str []byte,
 	h, err := in.strHeader()
 	if err != nil {
 		return nil, false, err
+	}
+	if h.done {
+		if len(h.data) > limit {
+			return nil, false, fmt.Errorf("%w: %d bytes (cap %d)", ErrTooLarge, len(h.data), limit)
+		}
+		return append(dst[:0], h.data...), false, nil
 	}
 	switch h.enc {
 	case EncInt:

@@ -28,6 +28,7 @@ type input struct {
 	crc  hash.Hash64
 	out  io.Writer // receives consumed bytes; nil discards them
 	eof  bool
+	rw   *rewrite // rewrites strings on their way to out (T streams); nil: none
 }
 
 func newInput(src io.Reader) *input {

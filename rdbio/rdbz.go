@@ -10,4 +10,8 @@ const (
 	// ZstdFlagLZF is flag bit 0 of an 0xC4 string: the source stored the
 	// node LZF-compressed. No other flag bit is defined.
 	ZstdFlagLZF = 0x01
+	// EncodingT is the special string encoding number of the decoded LZF
+	// strings of a T stream (format 2, FORMAT.md §7): the byte 0xC5, a
+	// flags byte (0), the decoded length, the decoded bytes.
+	EncodingT = 5
 )

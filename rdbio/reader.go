@@ -151,6 +151,9 @@ type Reader struct {
 	gen    uint64   // records returned by Next
 	done   bool
 	crcGot uint64
+	// onRecord, when set, is called at each record's first byte, once
+	// everything before it has gone to the sink (EncodeT).
+	onRecord func(off int64)
 }
 
 // CapBytes is the capture cap a Reader with these options uses: Cap, or
@@ -266,6 +269,9 @@ func (r *Reader) Next() (*Record, error) {
 	// record has been passed on (see Record.Sent).
 	if err := r.in.flush(); err != nil {
 		return nil, r.fail("write", err)
+	}
+	if r.onRecord != nil {
+		r.onRecord(r.in.offset())
 	}
 	r.gen++
 	r.rec = Record{Offset: r.in.offset(), DB: r.db, Expire: -1, Freq: -1, r: r, gen: r.gen}

@@ -36,7 +36,7 @@ func runAnalyze(c *cli.Context) error {
 	if c.NArg() > 1 {
 		return runAnalyzeMany(c)
 	}
-	in, err := openInput(c.Args().First())
+	in, err := openRDB(c.Context, c.Args().First())
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ func runAnalyzeMany(c *cli.Context) error {
 // analyzeOne analyzes one input; the analysis is nil when the input could
 // not be opened or is not an RDB file.
 func analyzeOne(c *cli.Context, name string, opt analyze.Options) (*analyze.Analysis, error) {
-	in, err := openInput(name)
+	in, err := openRDB(c.Context, name)
 	if err != nil {
 		return nil, err
 	}

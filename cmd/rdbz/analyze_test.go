@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 	"github.com/urfave/cli/v2"
 )
@@ -98,7 +99,7 @@ func TestAnalyzeWhatIfVsCompress(t *testing.T) {
 				t.Fatalf("analyze exit %d: %s", code, stderr)
 			}
 			out := filepath.Join(t.TempDir(), "c.rdb")
-			if _, stderr, code := run(t, nil, "compress", "-o", out, cf.Path); code != 0 {
+			if _, stderr, code := run(t, nil, "compress", "--format", "1", "-o", out, cf.Path); code != 0 {
 				t.Fatalf("compress exit %d: %s", code, stderr)
 			}
 			st, err := os.Stat(out)
@@ -335,8 +336,9 @@ func TestAnalyzeErrors(t *testing.T) {
 	}
 }
 
-// TestCompressDefaultsMatchFlags: `rdbz compress` with no flags runs with
-// the library's defaults (which the what-if uses too).
+// TestCompressDefaultsMatchFlags: `rdbz compress --format 1` with no other
+// flags runs with the library's defaults (which the what-if uses too), and
+// with no flags at all with format 2's (level and block size: format2's).
 func TestCompressDefaultsMatchFlags(t *testing.T) {
 	var got listcodec.CompressOptions
 	cmd := compressCommand()
@@ -345,10 +347,19 @@ func TestCompressDefaultsMatchFlags(t *testing.T) {
 		return nil
 	}
 	app := &cli.App{Commands: []*cli.Command{cmd}}
+	if err := app.Run([]string{"rdbz", "compress", "--format", "1", "in.rdb"}); err != nil {
+		t.Fatal(err)
+	}
+	want := listcodec.DefaultCompressOptions()
+	want.BlockSize = format2.DefaultBlockSize
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("flags give\n%+v\nlibrary defaults are\n%+v", got, want)
+	}
 	if err := app.Run([]string{"rdbz", "compress", "in.rdb"}); err != nil {
 		t.Fatal(err)
 	}
-	if want := listcodec.DefaultCompressOptions(); !reflect.DeepEqual(got, want) {
-		t.Fatalf("flags give\n%+v\nlibrary defaults are\n%+v", got, want)
+	want.Format2, want.Level = true, 0
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("flags give\n%+v\nformat 2 defaults are\n%+v", got, want)
 	}
 }

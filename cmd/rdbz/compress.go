@@ -7,6 +7,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/block"
+	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/urfave/cli/v2"
 )
@@ -50,6 +52,8 @@ func compressCommand() *cli.Command {
 			&cli.Int64Flag{Name: "seed", Value: listcodec.DefaultSeed, Usage: "training seed"},
 			&cli.IntFlag{Name: "tries", Value: d.Train.Tries, Usage: "shuffle seeds tried in training (as rdbz train --tries)", Action: inRange("tries", 1, 100)},
 			&cli.BoolFlag{Name: "stream", Usage: "train from the first nodes even when IN is a file"},
+			&cli.IntFlag{Name: "format", Value: 2, Usage: "2: every record compressed in blocks; 1: list nodes only (for rdbz releases before format 2)", Action: inRange("format", 1, 2)},
+			&cli.IntFlag{Name: "block-size", Value: format2.DefaultBlockSize, Usage: "format 2: largest decoded block", Action: inRange("block-size", block.MinBlockSize, block.MaxBlockSize)},
 		),
 		Action: runCompress,
 	}
@@ -68,6 +72,13 @@ func compressOptions(c *cli.Context) listcodec.CompressOptions {
 	t.DictSize, t.SampleBytes, t.TrainBytes = c.Int("dict-size"), c.Int64("sample-bytes"), c.Int64("train-bytes")
 	seed := c.Int64("seed")
 	t.Seed, t.Tries, t.Stream = &seed, c.Int("tries"), c.Bool("stream")
+	opt.Format2, opt.BlockSize = c.Int("format") == 2, c.Int("block-size")
+	if opt.Format2 && !c.IsSet("dict-size") {
+		t.DictSize = listcodec.DefaultDictSize // format 2 takes its own default
+	}
+	if opt.Format2 && !c.IsSet("level") {
+		opt.Level = 0 // format2.DefaultLevel
+	}
 	return opt
 }
 
@@ -88,6 +99,9 @@ func runCompress(c *cli.Context) error {
 		opt.Dict = d
 	} else if opt.NoEmbed {
 		return fmt.Errorf("--no-embed needs --dict")
+	}
+	if opt.NoEmbed && opt.Format2 {
+		return &usageError{fmt.Errorf("--no-embed needs --format 1: a format-2 header embeds its dictionary")}
 	}
 	return transcode(c, compressedName, "", func(w io.Writer, r io.Reader, prog *progress) (string, error) {
 		size := inputSize(c.Args().First())

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio/convert"
 	"github.com/rdbz/rdbz/rdbio/servers"
 	"github.com/urfave/cli/v2"
@@ -75,6 +76,12 @@ func runConvert(c *cli.Context) error {
 	var rep *convert.Report
 	err = transcode(c, convertedName(opt.Target), "converting", func(w io.Writer, r io.Reader, _ *progress) (string, error) {
 		var err error
+		r, two := peekFormat2(r)
+		if two { // the RDB inside a format-2 file
+			o := listcodec.Original(c.Context, r, listcodec.DecompressOptions{})
+			defer o.Close()
+			r = o
+		}
 		rep, err = convert.Convert(c.Context, w, r, opt)
 		if rep == nil {
 			return "", err

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
+	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/urfave/cli/v2"
 )
 
@@ -134,4 +138,45 @@ func readInput(c *cli.Context, phase string, fn func(io.Reader) error) error {
 	err = fn(prog.reader(in))
 	prog.done()
 	return err
+}
+
+// openRDB is openInput for the commands that read an RDB's records (info,
+// analyze, verify, train, convert): a format-2 file is read through
+// listcodec.Original, as the RDB it holds; anything else as it is (format
+// 1 files are RDBs those commands read themselves).
+func openRDB(ctx context.Context, path string) (io.ReadCloser, error) {
+	in, err := openInput(path)
+	if err != nil {
+		return nil, err
+	}
+	r, two := peekFormat2(in)
+	if !two {
+		return readCloser{r, in}, nil
+	}
+	o := listcodec.Original(ctx, r, listcodec.DecompressOptions{})
+	return readCloser{o, closers{o, in}}, nil
+}
+
+// peekFormat2 returns a reader of in and whether it starts as a format-2 file.
+func peekFormat2(in io.Reader) (io.Reader, bool) {
+	br := bufio.NewReaderSize(in, 64<<10)
+	p, _ := br.Peek(len(format2.Magic))
+	return br, format2.IsFormat2(p)
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+type closers []io.Closer
+
+func (cs closers) Close() error {
+	var first error
+	for _, c := range cs {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }

@@ -99,7 +99,7 @@ func runInfo(c *cli.Context) error {
 // infoFile reads one input; on error it returns what it read (nil when
 // the input could not be opened or is not an RDB file) with the error.
 func infoFile(c *cli.Context, path string) (*infoReport, error) {
-	in, err := openInput(path)
+	in, err := openRDB(c.Context, path)
 	if err != nil {
 		return nil, err
 	}

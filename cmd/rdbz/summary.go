@@ -14,6 +14,18 @@ func summaryLine(verb string, s *listcodec.Stats) string {
 	if secs > 0 {
 		mbs = float64(s.BytesIn) / 1e6 / secs
 	}
+	if f := s.Format2; f != nil {
+		line := fmt.Sprintf("%s: %d -> %d bytes (%.3fx), format 2; T %d bytes, %d records, %d LZF strings decoded (%d -> %d bytes), %d kept (not reproducible), %d over cap; %d blocks, index %d bytes",
+			verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), f.T.TBytes, f.T.Records, f.T.Decoded, f.T.LZFBytes, f.T.DecBytes,
+			f.T.Unfaithful, f.T.OverCap, f.Block.Blocks, f.Block.IndexBytes)
+		if s.DictID != 0 {
+			line += fmt.Sprintf("; dictionary %d (%d bytes)", s.DictID, s.DictBytes)
+		}
+		if s.Note != "" {
+			line += "; " + s.Note
+		}
+		return line + fmt.Sprintf("; %.2fs, %.1f MB/s", secs, mbs)
+	}
 	line := fmt.Sprintf("%s: %d -> %d bytes (%.3fx); list nodes %d -> %d bytes; nodes %d: %d re-encoded, %d kept, %d over cap",
 		verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), s.NodeBytesIn, s.NodeBytesOut,
 		s.Nodes, s.Changed, s.Kept, s.Big)

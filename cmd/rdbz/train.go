@@ -115,7 +115,7 @@ func runTrain(c *cli.Context) error {
 // sampleInput adds the list nodes of one input to s: all of a file, or
 // from stdin only until the sample is full.
 func sampleInput(ctx context.Context, path string, s *listcodec.NodeSampler, capBytes int, prog *progress) error {
-	in, err := openInput(path)
+	in, err := openRDB(ctx, path)
 	if err != nil {
 		return err
 	}

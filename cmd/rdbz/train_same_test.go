@@ -18,7 +18,7 @@ func TestCompressTrainsAsRdbzTrain(t *testing.T) {
 	dict, comp := filepath.Join(dir, "d.dict"), filepath.Join(dir, "c.rdbz")
 	for _, args := range [][]string{
 		{"train", "--seed", "5", "-o", dict, in},
-		{"compress", "--seed", "5", "-o", comp, in},
+		{"compress", "--format", "1", "--seed", "5", "-o", comp, in},
 	} {
 		if _, stderr, code := run(t, nil, args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)

@@ -67,7 +67,7 @@ func TestZstdCLIDecodesFrames(t *testing.T) {
 	dir := t.TempDir()
 	in := trainInput(t)
 	dict, comp := filepath.Join(dir, "n.dict"), filepath.Join(dir, "c.rdb")
-	for _, args := range [][]string{append(append([]string{"train", "-o", dict}, quickTrain...), in), {"compress", "--dict", dict, "-o", comp, in}} {
+	for _, args := range [][]string{append(append([]string{"train", "-o", dict}, quickTrain...), in), {"compress", "--format", "1", "--dict", dict, "-o", comp, in}} {
 		if _, stderr, code := run(t, nil, args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}

@@ -48,12 +48,12 @@ func runVerify(c *cli.Context) error {
 		}
 		opt.Dicts = append(opt.Dicts, d)
 	}
-	a, err := openInput(pa)
+	a, err := openRDB(c.Context, pa)
 	if err != nil {
 		return fmt.Errorf("input A: %w", err)
 	}
 	defer a.Close()
-	b, err := openInput(pb)
+	b, err := openRDB(c.Context, pb)
 	if err != nil {
 		return fmt.Errorf("input B: %w", err)
 	}

@@ -91,7 +91,7 @@ func TestVerifyCLI(t *testing.T) {
 	dict := filepath.Join(dir, "test.dict")
 	writeTestDict(t, dict)
 	comp := filepath.Join(dir, "small.rdbz")
-	if _, stderr, code := run(t, nil, "compress", "--dict", dict, "-o", comp, small); code != 0 {
+	if _, stderr, code := run(t, nil, "compress", "--format", "1", "--dict", dict, "-o", comp, small); code != 0 {
 		t.Fatalf("compress: exit %d: %s", code, stderr)
 	}
 	compData, err := os.ReadFile(comp)
@@ -102,7 +102,7 @@ func TestVerifyCLI(t *testing.T) {
 		t.Fatal("compress --dict did not embed the dictionary")
 	}
 	noEmbed := filepath.Join(dir, "small-noembed.rdbz")
-	if _, stderr, code := run(t, nil, "compress", "--dict", dict, "--no-embed", "-o", noEmbed, small); code != 0 {
+	if _, stderr, code := run(t, nil, "compress", "--format", "1", "--dict", dict, "--no-embed", "-o", noEmbed, small); code != 0 {
 		t.Fatalf("compress --no-embed: exit %d: %s", code, stderr)
 	}
 	changed := write("changed.rdb", patched(t, data, "hello, rdbz", "hello, RDBZ"))
@@ -144,5 +144,21 @@ func TestVerifyCLI(t *testing.T) {
 			}
 			t.Logf("exit %d: %s", code, strings.TrimSpace(got))
 		})
+	}
+}
+
+// TestFormat2Readers: info, verify and convert read a format-2 file as the
+// RDB it holds.
+func TestFormat2Readers(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join("..", "..", "testdata", "small.rdb")
+	comp := filepath.Join(dir, "small.rdbz")
+	if _, stderr, code := run(t, nil, "compress", "-o", comp, small); code != 0 {
+		t.Fatalf("compress: exit %d: %s", code, stderr)
+	}
+	for _, args := range [][]string{{"verify", small, comp}, {"info", comp}, {"convert", "--target", "redis-7.0", "-o", filepath.Join(dir, "c.rdb"), comp}} {
+		if _, stderr, code := run(t, nil, args...); code != 0 {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
 	}
 }

@@ -1,0 +1,94 @@
+package listcodec
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/rdbz/rdbz/listcodec/format2"
+	"github.com/rdbz/rdbz/rdbio"
+)
+
+// Format 2 (FORMAT.md §6, §7) is what Compress writes unless
+// CompressOptions.Format1; Decompress tells the formats apart by their
+// first bytes and reads both. This file maps the options of both onto
+// package format2.
+
+// ErrNoEmbedFormat2 reports --no-embed for format 2, whose header holds
+// the dictionary itself (FORMAT.md §6.2 has no field naming an external one).
+var ErrNoEmbedFormat2 = fmt.Errorf("%w: format 2 embeds its dictionary (an external dictionary cannot be named); write format 1 for --no-embed", ErrOptions)
+
+// compress2 is Compress for format 2.
+func compress2(ctx context.Context, dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error) {
+	if opt.NoEmbed {
+		return &Stats{}, ErrNoEmbedFormat2
+	}
+	o := format2.Options{Level: opt.Level, Workers: opt.Workers, Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum,
+		SampleBytes: opt.Train.SampleBytes, TrainBytes: opt.Train.TrainBytes, Stream: opt.Train.Stream,
+		Phase: opt.Phase, BlockSize: opt.BlockSize}
+	if opt.Train.Seed != nil {
+		o.Seed = *opt.Train.Seed
+	}
+	if opt.Train.DictSize != DefaultDictSize {
+		o.DictSize = opt.Train.DictSize // the format-1 default is not format 2's
+	}
+	if opt.Dict != nil {
+		o.Dict = opt.Dict.Bytes
+	}
+	fs, err := format2.Compress(ctx, dst, src, o)
+	st := &Stats{BytesIn: fs.BytesIn, BytesOut: fs.BytesOut, DictID: fs.DictID, DictBytes: fs.DictBytes,
+		Note: fs.Note, Elapsed: fs.Elapsed, Unfaithful: fs.T.Unfaithful, Format2: fs}
+	return st, err
+}
+
+// decompress2 is Decompress for a format-2 input.
+func decompress2(ctx context.Context, dst io.Writer, src io.Reader, opt DecompressOptions) (*Stats, error) {
+	start := time.Now()
+	flow := opt.Flow.withDefaults()
+	to := rdbio.TargetOriginal
+	switch opt.To {
+	case ToRaw:
+		to = rdbio.TargetRaw
+	case ToLZF:
+		to = rdbio.TargetLZF
+	}
+	ds, err := format2.Decompress(ctx, dst, src, format2.DecompressOptions{To: to, Workers: flow.Workers,
+		Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum})
+	return &Stats{BytesIn: ds.BytesIn, BytesOut: ds.BytesOut, Elapsed: time.Since(start)}, err
+}
+
+// sniff returns a reader of src and whether src is a format-2 file.
+func sniff(src io.Reader) (io.Reader, bool) {
+	br := bufio.NewReaderSize(src, 64<<10)
+	p, _ := br.Peek(len(format2.Magic))
+	return br, format2.IsFormat2(p)
+}
+
+// Original returns a reader of the RDB that src stands for, whatever src
+// is: an rdbz file of format 2 or 1.x (turned back into its source, or
+// the target opt.To says) or an ordinary RDB (given back as it is with
+// ToOriginal). It is the one way every reader of rdbz files (info,
+// analyze, verify, convert) gets at the RDB inside. The work runs on its
+// own goroutines; an error ends the stream as the reader's error. Close
+// the reader to stop it early.
+func Original(ctx context.Context, src io.Reader, opt DecompressOptions) io.ReadCloser {
+	ctx, cancel := context.WithCancel(ctx)
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := DecompressContext(ctx, pw, src, opt)
+		pw.CloseWithError(err)
+	}()
+	return &originalReader{PipeReader: pr, cancel: cancel}
+}
+
+type originalReader struct {
+	*io.PipeReader
+	cancel context.CancelFunc
+}
+
+func (o *originalReader) Close() error {
+	o.cancel()
+	return o.PipeReader.CloseWithError(context.Canceled)
+}

@@ -1,0 +1,61 @@
+package format2
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/rdbz/rdbz/listcodec/block"
+	"github.com/rdbz/rdbz/rdbio"
+)
+
+// Magic is the first four bytes of every format-2 file (the header's
+// skippable frame, FORMAT.md §6.1).
+var Magic = []byte{0x50, 0x2A, 0x4D, 0x18}
+
+// IsFormat2 reports whether a file starting with prefix is a format-2 file.
+func IsFormat2(prefix []byte) bool { return bytes.HasPrefix(prefix, Magic) }
+
+// DecompressOptions configure Decompress. Zero fields take the defaults.
+type DecompressOptions struct {
+	To             rdbio.Target
+	Workers        int // block decoding goroutines
+	Cap            int // at least the Cap the file was compressed with
+	IgnoreChecksum bool
+}
+
+// DecompressStats sum up a Decompress.
+type DecompressStats struct {
+	BytesIn, BytesOut, TBytes int64
+}
+
+// Decompress reads a format-2 file from src and writes the RDB it holds to
+// dst, its strings stored as opt.To says (rdbio.TargetOriginal: the
+// compressed file byte for byte). An error about the container names its
+// file offset (*block.Error); one about T names its offset in T
+// (*rdbio.Error).
+func Decompress(ctx context.Context, dst io.Writer, src io.Reader, opt DecompressOptions) (*DecompressStats, error) {
+	st := &DecompressStats{}
+	cr := &counter{r: src}
+	br, err := block.NewReader(ctx, cr, block.ReaderOptions{Workers: opt.Workers})
+	if err != nil {
+		return st, err
+	}
+	defer br.Close()
+	tr := &counter{r: br}
+	n, err := rdbio.DecodeT(dst, tr, opt.To, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum})
+	st.BytesOut, st.TBytes, st.BytesIn = n, tr.n, cr.n
+	if err != nil {
+		return st, fmt.Errorf("rdbz format 2, decoded stream: %w", err)
+	}
+	// T must end where the blocks do: read on to the index, which the
+	// block Reader checks at its end.
+	if k, err := io.Copy(io.Discard, tr); err != nil {
+		return st, err
+	} else if k != 0 {
+		return st, fmt.Errorf("rdbz format 2: %w: %d bytes of T after the RDB's end", rdbio.ErrCorrupt, k)
+	}
+	st.BytesIn = cr.n
+	return st, nil
+}

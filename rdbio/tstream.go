@@ -1,0 +1,392 @@
+package rdbio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rdbz/rdbz/rdbio/crc64"
+	"github.com/rdbz/rdbz/rdbio/lzf"
+)
+
+// T is the record stream of an RDB with every LZF string decoded: what
+// format 2 compresses (FORMAT.md §7). It is the source byte for byte —
+// magic, opcodes, lengths, integers, raw strings, the EOF opcode and the
+// stored trailer, the bytes after it — except that each LZF string (0xC3
+// clen ulen data, wherever a string stands) that the Redis-faithful encoder
+// reproduces exactly, header included, and whose decoded length is within
+// the cap, is stored as
+//
+//	0xC5  flags (1 byte, 0)  ulen (RDB length, ≥ 1)  ulen decoded bytes
+//
+// LZF strings the encoder would not reproduce, or over the cap, stay as
+// they are. EncodeT and DecodeT are the two directions; both run the one
+// walk of the grammar, with a rewrite of strings (rewrite below) on the
+// input's one string decoder.
+
+// Target says how DecodeT stores the strings of the RDB it writes.
+type Target uint8
+
+// Targets.
+const (
+	// TargetOriginal: T's 0xC5 strings LZF-encoded again, everything else
+	// as in T: the source byte for byte, its stored trailer included.
+	TargetOriginal Target = iota
+	// TargetRaw: every string within the cap raw (rdbcompression no).
+	TargetRaw
+	// TargetLZF: every string within the cap as Redis saves it with
+	// rdbcompression yes (LZF when longer than 20 bytes and the stream fits
+	// in its length − 4, else raw).
+	TargetLZF
+)
+
+func (t Target) String() string {
+	switch t {
+	case TargetOriginal:
+		return "original"
+	case TargetRaw:
+		return "raw"
+	case TargetLZF:
+		return "lzf"
+	}
+	return fmt.Sprintf("target(%d)", uint8(t))
+}
+
+// TSink receives T record by record: Begin before each record's first
+// byte, with the record's key (nil for records without one) and the
+// record's offset in the RDB; then the record's bytes through Write.
+// listcodec/block's Writer is one.
+type TSink interface {
+	Begin(key []byte, input int64) error
+	Write(p []byte) (int, error)
+}
+
+// TStats sums up what EncodeT did.
+type TStats struct {
+	Records    int64 // records, the magic and the EOF trailer included
+	Keys       int64 // key records
+	InBytes    int64 // RDB bytes read
+	TBytes     int64 // T bytes written
+	Decoded    int64 // LZF strings stored decoded (0xC5)
+	LZFBytes   int64 // their stored bytes in the RDB
+	DecBytes   int64 // their decoded bytes
+	Unfaithful int64 // LZF strings kept as stored: the encoder does not reproduce them
+	OverCap    int64 // LZF strings kept as stored: longer than the cap
+	Checksum   ChecksumStatus
+}
+
+// TKey is the key a T record gives TSink.Begin: the db number as 2 bytes
+// little-endian (its low 16 bits), ':', the key (FORMAT.md §6.5).
+func TKey(dst []byte, db uint64, key []byte) []byte {
+	dst = binary.LittleEndian.AppendUint16(dst[:0], uint16(db))
+	dst = append(dst, ':')
+	return append(dst, key...)
+}
+
+// EncodeT reads an RDB from src and writes its T stream to dst, record by
+// record. The source's checksum is checked unless opt.IgnoreChecksum; a
+// record whose layout rdbio does not know ends the walk and the rest of
+// the file goes into one record as it is (Reader.PassBody).
+func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
+	var st TStats
+	r, err := NewReader(src, opt)
+	if err != nil {
+		return st, err
+	}
+	ts := &tsink{dst: dst, st: &st}
+	r.in.rw = &rewrite{toT: true, cap: r.opt.Cap, st: &st}
+	if err := ts.begin(nil, 0); err != nil {
+		return st, err
+	}
+	if _, err := ts.Write([]byte(r.hdr.Magic)); err != nil {
+		return st, err
+	}
+	if err := r.SetSink(ts); err != nil {
+		return st, err
+	}
+	var start int64
+	r.onRecord = func(off int64) { start, ts.hold = off, true }
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, ErrUnsupported) {
+			// The rest goes on as it is: in a record of its own when the
+			// walk stopped at a record's start, else in the value's.
+			if ts.hold {
+				if err := ts.begin(nil, start); err != nil {
+					return st, err
+				}
+			}
+			if _, err := r.PassBody(); err != nil {
+				return st, err
+			}
+			break
+		}
+		if err != nil {
+			return st, err
+		}
+		var key []byte
+		if rec.Kind == KindKey {
+			ts.key = TKey(ts.key, rec.DB, rec.Key)
+			key = ts.key
+			st.Keys++
+		}
+		if err := ts.begin(key, rec.Offset); err != nil {
+			return st, err
+		}
+		if rec.Kind == KindEOF {
+			st.Checksum = rec.Checksum
+			break
+		}
+	}
+	// The EOF opcode and the stored trailer, then what follows it.
+	r.onRecord = nil
+	tail := []byte{OpEOF}
+	if r.hdr.HasChecksum() {
+		tail = binary.LittleEndian.AppendUint64(tail, r.crcGot)
+	}
+	if _, err := ts.Write(tail); err != nil {
+		return st, err
+	}
+	if _, err := r.CopyRest(ts); err != nil {
+		return st, fmt.Errorf("rdb: bytes after the trailer: %w", err)
+	}
+	st.InBytes = r.in.offset()
+	return st, nil
+}
+
+// tsink passes T on to a TSink, holding the bytes a record sends before
+// Next returns it (its key) until its Begin.
+type tsink struct {
+	dst  TSink
+	st   *TStats
+	hold bool
+	buf  []byte
+	key  []byte
+}
+
+func (t *tsink) Write(p []byte) (int, error) {
+	if t.hold {
+		t.buf = append(t.buf, p...)
+		return len(p), nil
+	}
+	t.st.TBytes += int64(len(p))
+	return t.dst.Write(p)
+}
+
+func (t *tsink) begin(key []byte, off int64) error {
+	t.hold = false
+	t.st.Records++
+	if err := t.dst.Begin(key, off); err != nil {
+		return err
+	}
+	if len(t.buf) == 0 {
+		return nil
+	}
+	_, err := t.Write(t.buf)
+	if cap(t.buf) > 1<<20 {
+		t.buf = nil // a large key: do not keep its buffer
+	}
+	t.buf = t.buf[:0]
+	return err
+}
+
+// DecodeT reads a T stream from src and writes the RDB it stands for to
+// dst, its strings stored as target says. With TargetOriginal the output
+// is the source of T byte for byte; its CRC-64 is checked against the
+// trailer T holds (unless opt.IgnoreChecksum). With the other targets the
+// trailer is recomputed (0 where the source's was 0). A 0xC5 string whose
+// length is over opt.Cap (the cap must be at least the one T was made
+// with), or whose flags are not 0, is an error naming its offset.
+func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, error) {
+	ignore := opt.IgnoreChecksum
+	opt.IgnoreChecksum = true // T's bytes are not the ones the trailer sums
+	r, err := NewReader(src, opt)
+	if err != nil {
+		return 0, err
+	}
+	r.in.rw = &rewrite{target: target, cap: r.opt.Cap}
+	w, err := NewWriter(dst, r.Header())
+	if err != nil {
+		return 0, err
+	}
+	if err := passRecords(r, w); err != nil {
+		return w.Written(), err
+	}
+	stored := r.crcGot
+	switch {
+	case !r.hdr.HasChecksum():
+	case target == TargetOriginal:
+		if got := crc64.Update(w.crc.Sum64(), []byte{OpEOF}); stored != 0 && got != stored && !ignore {
+			return w.Written(), r.failAt(r.in.offset()-8, "checksum", fmt.Errorf("%w: the trailer says %016x, the restored file gives %016x", ErrChecksum, stored, got))
+		}
+		w.SetTrailer(TrailerValue(stored))
+	case stored == 0:
+		w.SetTrailer(TrailerZero)
+	}
+	if err := w.Close(); err != nil {
+		return w.Written(), fmt.Errorf("write trailer: %w", err)
+	}
+	if _, err := r.CopyRest(w.Rest()); err != nil {
+		return w.Written(), fmt.Errorf("copy bytes after the trailer: %w", err)
+	}
+	return w.Written(), w.Flush()
+}
+
+// rewrite is the string rewrite of a T stream, on the input's string
+// decoder: toT turns faithful LZF strings into 0xC5 ones; otherwise the
+// input is T and strings are stored as target says.
+type rewrite struct {
+	toT    bool
+	target Target
+	cap    int
+	st     *TStats
+	hold   appender // the prefix of the string being rewritten
+	comp   []byte   // its stored payload
+	dec    []byte   // its decoded bytes
+	lzf    []byte   // an LZF stream made from them
+	head   []byte
+	enc    lzf.Encoder
+}
+
+// wants tells, from a string's first byte, whether the rewrite may change it.
+func (w *rewrite) wants(b byte) bool {
+	const lzfByte, tByte = 0xC0 | encLZF, 0xC0 | EncodingT
+	switch {
+	case w.toT:
+		return b == lzfByte
+	case w.target == TargetOriginal:
+		return b == tByte
+	case b == lzfByte || b == tByte:
+		return true
+	}
+	// TargetLZF: a raw string longer than 20 bytes (6-bit lengths up to
+	// 20 are told by their first byte).
+	return w.target == TargetLZF && b>>6 != 3 && b > 20
+}
+
+// string reads the next string, rewriting it when that applies.
+func (w *rewrite) string(in *input) (strHead, error) {
+	if err := in.fill(1); err != nil {
+		return strHead{}, err
+	}
+	if !w.wants(in.buf[in.pos]) {
+		return in.plainHeader(!w.toT)
+	}
+	start := in.offset()
+	if err := in.flush(); err != nil {
+		return strHead{}, err
+	}
+	sink := in.out
+	w.hold = w.hold[:0]
+	in.out = &w.hold
+	h, err := in.plainHeader(!w.toT)
+	if err == nil {
+		err = in.flush()
+	}
+	in.out = sink
+	if err != nil {
+		return strHead{}, err
+	}
+	over := h.size > uint64(w.cap) || h.ulen > uint64(w.cap)
+	switch {
+	case h.enc == EncT && over:
+		return strHead{}, fmt.Errorf("%w: 0xC5 string at offset %d claims %d bytes, over the cap of %d", ErrTooLarge, start, h.ulen, w.cap)
+	case h.enc == EncInt, h.enc == EncZstd, h.enc == EncRaw && h.size <= 20, over:
+		if over && h.enc == EncLZF && w.st != nil {
+			w.st.OverCap++
+		}
+		return h, w.send(sink, w.hold, nil)
+	}
+	in.out = nil
+	w.comp, err = in.appendN(w.comp[:0], h.size)
+	if err == nil {
+		err = in.flush()
+	}
+	in.out = sink
+	if err != nil {
+		return strHead{}, err
+	}
+	dec := w.comp
+	if h.enc == EncLZF {
+		if w.dec, err = lzf.Decode(w.dec[:0], w.comp, int(h.ulen)); err != nil {
+			return strHead{}, fmt.Errorf("%w: LZF string at offset %d does not decode to %d bytes", ErrCorrupt, start, h.ulen)
+		}
+		dec = w.dec
+	}
+	done := strHead{enc: EncRaw, ulen: uint64(len(dec)), done: true, data: dec}
+	if w.toT {
+		return done, w.encodeT(sink, h, dec)
+	}
+	if w.target == TargetRaw {
+		return done, w.send(sink, AppendLen(w.head[:0], uint64(len(dec))), dec)
+	}
+	var ok bool
+	if w.target == TargetOriginal {
+		w.lzf, ok = w.enc.Encode(w.lzf[:0], dec, len(dec)+len(dec)/32+8)
+		if !ok {
+			return strHead{}, fmt.Errorf("%w: 0xC5 string at offset %d does not LZF-encode", ErrCorrupt, start)
+		}
+	} else if w.lzf, ok = w.enc.RedisSave(w.lzf[:0], dec); !ok {
+		return done, w.send(sink, AppendLen(w.head[:0], uint64(len(dec))), dec)
+	}
+	return done, w.send(sink, AppendStringHead(w.head[:0], EncLZF, 0, uint64(len(w.lzf)), uint64(len(dec))), w.lzf)
+}
+
+// encodeT sends an LZF string on as T: decoded when the faithful encoder
+// gives back its bytes (prefix included), else as it was.
+func (w *rewrite) encodeT(sink io.Writer, h strHead, dec []byte) error {
+	w.head = AppendStringHead(w.head[:0], EncLZF, 0, h.size, h.ulen)
+	if bytes.Equal(w.head, w.hold) {
+		var ok bool
+		w.lzf, ok = w.enc.Encode(w.lzf[:0], dec, len(dec)+len(dec)/32+8)
+		if ok && bytes.Equal(w.lzf, w.comp) {
+			w.st.Decoded++
+			w.st.LZFBytes += int64(len(w.hold) + len(w.comp))
+			w.st.DecBytes += int64(len(dec))
+			w.head = AppendLen(append(w.head[:0], 0xC0|EncodingT, 0), uint64(len(dec)))
+			return w.send(sink, w.head, dec)
+		}
+	}
+	w.st.Unfaithful++
+	return w.send(sink, w.hold, w.comp)
+}
+
+// send writes a string's replacement, head then body, to the sink.
+func (w *rewrite) send(sink io.Writer, head, body []byte) error {
+	if sink == nil {
+		return nil
+	}
+	if _, err := sink.Write(head); err != nil {
+		return &sinkError{err}
+	}
+	if len(body) == 0 {
+		return nil
+	}
+	if _, err := sink.Write(body); err != nil {
+		return &sinkError{err}
+	}
+	return nil
+}
+
+// tHeader reads the rest of a 0xC5 prefix: flags (0) and the decoded
+// length (≥ 1); the caller checks it against the cap before reading.
+func (in *input) tHeader() (strHead, error) {
+	at := in.offset() - 1
+	flags, err := in.byte()
+	if err != nil {
+		return strHead{}, err
+	}
+	if flags != 0 {
+		return strHead{}, fmt.Errorf("%w: 0xC5 string at offset %d with flags 0x%02x (none is defined)", ErrCorrupt, at, flags)
+	}
+	n, err := in.readLen()
+	if err != nil {
+		return strHead{}, err
+	}
+	if n == 0 {
+		return strHead{}, fmt.Errorf("%w: 0xC5 string at offset %d of 0 bytes", ErrCorrupt, at)
+	}
+	return strHead{enc: EncT, size: n, ulen: n}, nil
+}
