@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,28 +33,12 @@ func TestAnalyzeTextLaysOutAnyKey(t *testing.T) {
 		t.Run(server, func(t *testing.T) {
 			bin := rdbiotest.ServerBinary(t, server)
 			conn, dir := rdbiotest.StartServer(t, bin)
-			rw := bufio.NewReadWriter(bufio.NewReader(conn), bufio.NewWriter(conn))
 			var cmds [][]string
 			for _, k := range nastyKeys {
 				cmds = append(cmds, []string{"SADD", k, "m1", "m2"}, []string{"SET", "s" + k, k},
 					[]string{"HSET", "h" + k, k, "v"}, []string{"RPUSH", "l" + k, k})
 			}
-			cmds = append(cmds, []string{"SAVE"})
-			for _, c := range cmds {
-				args := make([][]byte, len(c))
-				for i, a := range c {
-					args[i] = []byte(a)
-				}
-				rdbiotest.WriteCommand(rw.Writer, args...)
-			}
-			if err := rw.Flush(); err != nil {
-				t.Fatal(err)
-			}
-			for _, c := range cmds {
-				if line, err := rw.ReadString('\n'); err != nil || line[0] == '-' {
-					t.Fatalf("%s: reply %q, %v", c[0], line, err)
-				}
-			}
+			rdbiotest.Commands(t, conn, append(cmds, []string{"SAVE"})...)
 			path := filepath.Join(dir, "dump.rdb")
 			if _, err := os.Stat(path); err != nil {
 				t.Fatal(err)

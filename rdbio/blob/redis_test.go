@@ -71,23 +71,7 @@ func serverBlobs(t *testing.T, bin string, args ...string) map[string][]serverBl
 		"--hash-max-ziplist-entries", "1000", "--hash-max-ziplist-value", "100000",
 		"--zset-max-ziplist-entries", "1000", "--zset-max-ziplist-value", "100000",
 		"--list-max-ziplist-size", "-5"}, args...)...)
-	rw := bufio.NewReadWriter(bufio.NewReader(conn), bufio.NewWriter(conn))
-	cmds := append(codecCommands(), []string{"SAVE"})
-	for _, c := range cmds {
-		args := make([][]byte, len(c))
-		for i, a := range c {
-			args[i] = []byte(a)
-		}
-		rdbiotest.WriteCommand(rw.Writer, args...)
-	}
-	if err := rw.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cmds {
-		if line, err := rw.ReadString('\n'); err != nil || line[0] == '-' {
-			t.Fatalf("%s %s: reply %q, %v", bin, c[0], line, err)
-		}
-	}
+	rdbiotest.Commands(t, conn, append(codecCommands(), []string{"SAVE"})...)
 	dump, err := os.ReadFile(filepath.Join(dir, "dump.rdb"))
 	if err != nil {
 		t.Fatal(err)

@@ -161,6 +161,29 @@ func WriteCommand(w *bufio.Writer, args ...[]byte) {
 	}
 }
 
+// Commands sends cmds to a server in one pipeline and fails the test on
+// an error reply; each command must have a one-line reply (SET, SADD,
+// HSET, RPUSH, SAVE and the like).
+func Commands(t testing.TB, conn net.Conn, cmds ...[]string) {
+	t.Helper()
+	rw := bufio.NewReadWriter(bufio.NewReader(conn), bufio.NewWriter(conn))
+	for _, c := range cmds {
+		args := make([][]byte, len(c))
+		for i, a := range c {
+			args[i] = []byte(a)
+		}
+		WriteCommand(rw.Writer, args...)
+	}
+	if err := rw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cmds {
+		if line, err := rw.ReadString('\n'); err != nil || line[0] == '-' {
+			t.Fatalf("%s: reply %q, %v", c[0], line, err)
+		}
+	}
+}
+
 // Long reports whether RDBZ_LONG=1 asks for the full sweeps: the tests
 // that train dictionaries run on every generated file, large ones too,
 // instead of the small and medium ones (docs/testing.md).
