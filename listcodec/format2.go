@@ -26,7 +26,7 @@ func compress2(ctx context.Context, dst io.Writer, src io.Reader, opt CompressOp
 		return &Stats{}, ErrNoEmbedFormat2
 	}
 	o := format2.Options{Level: opt.Level, Workers: opt.Workers, Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum,
-		SampleBytes: opt.Train.SampleBytes, TrainBytes: opt.Train.TrainBytes, Stream: opt.Train.Stream,
+		SampleBytes: opt.Train.SampleBytes, TrainBytes: opt.Train.TrainBytes,
 		Phase: opt.Phase, BlockSize: opt.BlockSize}
 	if opt.Train.Seed != nil {
 		o.Seed = *opt.Train.Seed

@@ -29,6 +29,9 @@ type input struct {
 	out  io.Writer // receives consumed bytes; nil discards them
 	eof  bool
 	rw   *rewrite // rewrites strings on their way to out (T streams); nil: none
+	// skipping: the string being read is skipped, its bytes are not needed
+	// (the rewrite may hand it to another goroutine)
+	skipping bool
 }
 
 func newInput(src io.Reader) *input {

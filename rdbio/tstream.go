@@ -1,7 +1,6 @@
 package rdbio
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -95,8 +94,21 @@ func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
 	if err != nil {
 		return st, err
 	}
-	ts := &tsink{dst: dst, st: &st}
-	r.in.rw = &rewrite{toT: true, cap: r.opt.Cap, st: &st}
+	pipe := newTPipe(dst, r.hdr.Version)
+	st, err = encodeT(r, pipe)
+	// A failure in the pipe is of bytes before the reader's position: it
+	// comes first.
+	if e := pipe.close(err == nil); e != nil {
+		err = e
+	}
+	st.add(pipe.st)
+	return st, err
+}
+
+func encodeT(r *Reader, pipe *tpipe) (TStats, error) {
+	var st TStats
+	ts := &tsink{dst: pipe, st: &st, pipe: pipe}
+	r.in.rw = &rewrite{toT: true, cap: r.opt.Cap, st: &st, ts: ts}
 	if err := ts.begin(nil, 0); err != nil {
 		return st, err
 	}
@@ -160,6 +172,7 @@ func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
 // Next returns it (its key) until its Begin.
 type tsink struct {
 	dst  TSink
+	pipe *tpipe
 	st   *TStats
 	hold bool
 	buf  []byte
@@ -173,6 +186,15 @@ func (t *tsink) Write(p []byte) (int, error) {
 	}
 	t.st.TBytes += int64(len(p))
 	return t.dst.Write(p)
+}
+
+// lzf hands an LZF string of a value to the pipe; false: the caller does
+// it (the sink is holding a record's first bytes, or the string is large).
+func (t *tsink) lzf(hold, comp []byte, ulen uint64, at int64) (bool, error) {
+	if t.hold || ulen > pipeMaxString {
+		return false, nil
+	}
+	return true, t.pipe.lzf(hold, comp, int(ulen), at)
 }
 
 func (t *tsink) begin(key []byte, off int64) error {
@@ -248,6 +270,7 @@ type rewrite struct {
 	lzf    []byte   // an LZF stream made from them
 	head   []byte
 	enc    lzf.Encoder
+	ts     *tsink // EncodeT's: LZF strings of values go to its pipe
 }
 
 // wants tells, from a string's first byte, whether the rewrite may change it.
@@ -308,6 +331,20 @@ func (w *rewrite) string(in *input) (strHead, error) {
 	if err != nil {
 		return strHead{}, err
 	}
+	if w.ts != nil && h.enc == EncLZF {
+		if in.skipping {
+			if took, err := w.ts.lzf(w.hold, w.comp, h.ulen, start); took || err != nil {
+				return strHead{enc: EncRaw, ulen: h.ulen, done: true}, err
+			}
+		}
+		// Done here, its T form sent after what the pipe holds. A large
+		// one is not copied into a batch: the pipe is drained first.
+		if h.ulen > pipeMaxString {
+			if err := w.ts.pipe.drain(); err != nil {
+				return strHead{}, err
+			}
+		}
+	}
 	dec := w.comp
 	if h.enc == EncLZF {
 		if w.dec, err = lzf.Decode(w.dec[:0], w.comp, int(h.ulen)); err != nil {
@@ -337,17 +374,12 @@ func (w *rewrite) string(in *input) (strHead, error) {
 // encodeT sends an LZF string on as T: decoded when the faithful encoder
 // gives back its bytes (prefix included), else as it was.
 func (w *rewrite) encodeT(sink io.Writer, h strHead, dec []byte) error {
-	w.head = AppendStringHead(w.head[:0], EncLZF, 0, h.size, h.ulen)
-	if bytes.Equal(w.head, w.hold) {
-		var ok bool
-		w.lzf, ok = w.enc.Encode(w.lzf[:0], dec, len(dec)+len(dec)/32+8)
-		if ok && bytes.Equal(w.lzf, w.comp) {
-			w.st.Decoded++
-			w.st.LZFBytes += int64(len(w.hold) + len(w.comp))
-			w.st.DecBytes += int64(len(dec))
-			w.head = AppendLen(append(w.head[:0], 0xC0|EncodingT, 0), uint64(len(dec)))
-			return w.send(sink, w.head, dec)
-		}
+	if faithful(&w.enc, &w.lzf, w.hold, w.comp, dec) {
+		w.st.Decoded++
+		w.st.LZFBytes += int64(len(w.hold) + len(w.comp))
+		w.st.DecBytes += int64(len(dec))
+		w.head = AppendLen(append(w.head[:0], 0xC0|EncodingT, 0), uint64(len(dec)))
+		return w.send(sink, w.head, dec)
 	}
 	w.st.Unfaithful++
 	return w.send(sink, w.hold, w.comp)

@@ -3,10 +3,14 @@ package rdbio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -157,4 +161,71 @@ func TestTHostile(t *testing.T) {
 			t.Errorf("good, %v: output: %v", target, err)
 		}
 	}
+}
+
+// TestTPipe: EncodeT's LZF strings, done on other goroutines, come out in
+// order and as the reading goroutine alone would give them — faithful ones
+// decoded, unfaithful ones kept, one over the pipe's size done in line —
+// and a corrupt one far into the file fails naming its key and offset.
+func TestTPipe(t *testing.T) {
+	var enc lzf.Encoder
+	rnd := rand.New(rand.NewPCG(1, 2))
+	file := []byte("REDIS0009")
+	str := func(key string, v []byte, comp []byte) int64 {
+		file = append(file, 0)
+		file = AppendLen(file, uint64(len(key)))
+		file = append(file, key...)
+		at := int64(len(file))
+		file = AppendStringHead(file, EncLZF, 0, uint64(len(comp)), uint64(len(v)))
+		file = append(file, comp...)
+		return at
+	}
+	faithful, unfaithful := 0, 0
+	for i := range 3000 {
+		v := rdbiotest.JSONish(rnd, 40+rnd.IntN(3000))
+		if i == 1500 {
+			v = rdbiotest.LowEntropy(rnd, pipeMaxString+12345)
+		}
+		if i%97 == 0 {
+			lit := bytes.Repeat([]byte{'a'}, 30) // LZF as no encoder writes it
+			str(fmt.Sprintf("u:%d", i), lit, append([]byte{29}, lit...))
+			unfaithful++
+			continue
+		}
+		if _, ok := enc.RedisSave(nil, v); !ok {
+			v = bytes.Repeat(v[:10], 10)
+		}
+		str(fmt.Sprintf("k:%d", i), v, mustSave(t, &enc, v))
+		faithful++
+	}
+	good := append(bytes.Clone(file), OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+	var tb tbuf
+	st, err := EncodeT(&tb, bytes.NewReader(good), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Decoded != int64(faithful) || st.Unfaithful != int64(unfaithful) || st.TBytes != int64(tb.Len()) {
+		t.Errorf("stats %+v, want %d decoded, %d unfaithful, %d T bytes", st, faithful, unfaithful, tb.Len())
+	}
+	var out bytes.Buffer
+	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetOriginal, Options{}); err != nil || !bytes.Equal(out.Bytes(), good) {
+		t.Fatalf("original: %v, equal %v", err, bytes.Equal(out.Bytes(), good))
+	}
+	lit := []byte("0123456789")
+	at := str("bad", make([]byte, 12), append([]byte{9}, lit...)) // decodes to 10 of 12
+	str("after", []byte(strings.Repeat("xy", 40)), mustSave(t, &enc, []byte(strings.Repeat("xy", 40))))
+	file = append(file, OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+	_, err = EncodeT(&tbuf{}, bytes.NewReader(file), Options{})
+	var re *Error
+	if !errors.Is(err, ErrCorrupt) || !errors.As(err, &re) || string(re.Key) != "bad" || re.Offset != at {
+		t.Errorf("corrupt LZF: %v, want ErrCorrupt for key bad at offset %d", err, at)
+	}
+}
+
+func mustSave(t *testing.T, enc *lzf.Encoder, v []byte) []byte {
+	comp, ok := enc.RedisSave(nil, v)
+	if !ok {
+		t.Fatal("does not compress")
+	}
+	return comp
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -20,24 +19,38 @@ import (
 // app-cache-nocompress from 1.064× to 1.00× of whole-file zstd -3 and
 // dfly-seed-synthetic from 19.6 KB to under 8 KB, for about 2× the CPU.
 const (
-	DefaultLevel      = zstd.SpeedBetterCompression
+	// DefaultLevel is the level of a dump that LZF decoding does not
+	// grow by LZFExpansion (saved with rdbcompression no, or of values
+	// LZF does not shrink): there whole-file zstd -3 sees the same bytes
+	// as the blocks, and only SpeedBetterCompression's larger search
+	// brings 512 KiB blocks to its size.
+	DefaultLevel = zstd.SpeedBetterCompression
+	// LZFLevel is the level of a dump whose held T is at least
+	// LZFExpansion times the input it came from (saved with rdbcompression
+	// yes, Redis's default): decoding LZF is what wins there, and
+	// SpeedFastest stays within 0.81× of whole-file zstd -3 on every such
+	// corpus dump for about half the CPU of DefaultLevel.
+	LZFLevel          = zstd.SpeedFastest
+	LZFExpansion      = 1.15
 	DefaultBlockSize  = 512 << 10
 	DefaultDictSize   = block.DefaultDictSize
 	DefaultIndexShare = 0.005
 	// DefaultSampleBytes is the T sample the dictionary is trained on.
 	DefaultSampleBytes = 2 << 20
-	// DefaultTrainBytes is how much T a stream holds before training.
+	// DefaultTrainBytes is how much T is held before training, for a file
+	// as for a stream: a second pass over a file to sample all of it cost
+	// a whole extra parse (and LZF decode) and gave outputs no smaller on
+	// app-cache and lists-events at scale 4 (docs/compress.md).
 	DefaultTrainBytes = 12 << 20
 	// SampleChunk: a sample is one record, a record over it cut in pieces
 	// of this size.
 	SampleChunk = 4 << 10
-	// smallInput: an input file under this size is compressed in memory
-	// first, and copied unchanged when format 2 would not make it smaller.
-	smallInput = 1 << 20
 )
 
 // Options configure Compress. Zero fields take the defaults.
 type Options struct {
+	// Level is the zstd level; zero chooses DefaultLevel or LZFLevel
+	// from the first TrainBytes of T.
 	Level     zstd.EncoderLevel
 	BlockSize int
 	Workers   int // block compression goroutines (block.Options.Workers)
@@ -50,9 +63,7 @@ type Options struct {
 	DictSize    int
 	SampleBytes int64
 	TrainBytes  int64
-	// Stream trains on the first TrainBytes of T even when src is a file.
-	Stream bool
-	Seed   int64
+	Seed        int64
 	// IndexShare bounds the index's share of the output (block.Options).
 	IndexShare float64
 	// Phase, when set, is called as the work moves on: "sampling",
@@ -61,9 +72,6 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.Level == 0 {
-		o.Level = DefaultLevel
-	}
 	if o.BlockSize == 0 {
 		o.BlockSize = DefaultBlockSize
 	}
@@ -96,6 +104,7 @@ type Stats struct {
 	BytesIn, BytesOut int64
 	T                 rdbio.TStats
 	Block             block.Stats
+	Level             zstd.EncoderLevel
 	DictID            uint32
 	DictBytes         int
 	// Copied: the input was written unchanged (format 2 would not have
@@ -107,11 +116,6 @@ type Stats struct {
 
 // ErrDict reports a dictionary that cannot be used.
 var ErrDict = errors.New("format 2 dictionary")
-
-type seekFile interface {
-	io.ReadSeeker
-	Stat() (os.FileInfo, error)
-}
 
 // Compress writes src, an RDB, to dst in format 2.
 func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*Stats, error) {
@@ -126,25 +130,6 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 		}
 		c.dict, c.trained = opt.Dict, true
 	}
-	if f, ok := src.(seekFile); ok && !opt.Stream && isRegular(f) {
-		size := fileSize(f)
-		if c.dict == nil {
-			opt.phase("sampling")
-			s := newSampler(opt)
-			if _, err := rdbio.EncodeT(s, f, ropt); err != nil {
-				return st, err
-			}
-			opt.phase("training")
-			c.dict = buildDict(s.samples(), s.tBytes, opt)
-			c.trained = true
-			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				return st, err
-			}
-		}
-		if size >= smallInput {
-			c.limit = 0 // start writing at once
-		}
-	}
 	opt.phase("compressing")
 	tst, err := rdbio.EncodeT(c, src, ropt)
 	st.T = tst
@@ -156,19 +141,6 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 	}
 	st.Elapsed = time.Since(start)
 	return st, err
-}
-
-func isRegular(f seekFile) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode().IsRegular()
-}
-
-func fileSize(f seekFile) int64 {
-	fi, err := f.Stat()
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
 }
 
 // csink takes T from rdbio.EncodeT. Until the block Writer starts it holds
@@ -225,6 +197,10 @@ func (c *csink) Write(p []byte) (int, error) {
 // start trains (if still needed), opens the block Writer on w and replays
 // what is held.
 func (c *csink) start(w io.Writer) error {
+	if c.opt.Level == 0 {
+		c.opt.Level = c.autoLevel()
+	}
+	c.st.Level = c.opt.Level
 	if !c.trained {
 		c.opt.phase("training")
 		s := newSampler(c.opt)
@@ -244,6 +220,18 @@ func (c *csink) start(w io.Writer) error {
 	}
 	c.held, c.recs, c.keys = nil, nil, nil
 	return nil
+}
+
+// autoLevel chooses the level from how much the held T grew over the
+// input it came from (up to the start of the last record held).
+func (c *csink) autoLevel() zstd.EncoderLevel {
+	if n := len(c.recs); n > 0 {
+		last := c.recs[n-1]
+		if last.input > 0 && float64(last.off) >= LZFExpansion*float64(last.input) {
+			return LZFLevel
+		}
+	}
+	return DefaultLevel
 }
 
 // replay sends the held records to s.
