@@ -3,7 +3,6 @@ package rdbio
 import (
 	"fmt"
 	"runtime"
-	"slices"
 	"sync"
 
 	"github.com/rdbz/rdbz/rdbio/lzf"
@@ -18,6 +17,9 @@ import (
 // batches on to the TSink in their order, so the TSink sees the bytes the
 // reading goroutine alone would have sent.
 //
+// DecodeT uses the same pipe for the strings it LZF-encodes, and runs its
+// Writer (and the CRC of the output) on the pipe's output goroutine.
+//
 // Memory: the batches in flight weigh at most pipeBudget together (a
 // batch heavier than that goes alone), and a string that decodes to more
 // than pipeMaxString is done by the reading goroutine as before, once the
@@ -25,9 +27,9 @@ import (
 // the next string it takes).
 const (
 	pipeBatch     = 128 << 10
-	pipeBudget    = 8 << 20
+	pipeBudget    = 4 << 20
 	pipeMaxString = 1 << 20
-	pipeQueue     = pipeBudget/pipeBatch + 2 // batches in flight, at most
+	pipeQueue     = pipeBudget/pipeBatch + 4 // batches in flight, at most (and a drain mark)
 )
 
 type opKind uint8
@@ -35,7 +37,7 @@ type opKind uint8
 const (
 	opBegin opKind = iota // Begin: key at buf[a:b] (a < 0: none), input offset
 	opBytes               // Write(buf[a:b])
-	opLZF                 // an LZF string: prefix buf[a:m], payload buf[m:b]
+	opLZF                 // a string to rewrite: prefix buf[a:m], payload buf[m:b]
 )
 
 type tOp struct {
@@ -44,7 +46,8 @@ type tOp struct {
 	input   int64 // opBegin: the record's offset; opLZF: the string's
 	ulen    int   // opLZF: its decoded length
 	ka, kb  int   // opLZF: its record's key in buf (ka < 0: none)
-	ra, rb  int   // opLZF: its T form in res (set by a worker)
+	ra, rb  int   // opLZF: what replaces it, in res (set by a worker)
+	enc     Enc
 }
 
 type tBatch struct {
@@ -60,6 +63,7 @@ type tBatch struct {
 
 type tpipe struct {
 	dst     TSink
+	mode    mode
 	version int
 	cur     *tBatch
 	key     []byte // the current record's key (TKey form), for errors
@@ -76,8 +80,8 @@ type tpipe struct {
 	closed  bool
 }
 
-func newTPipe(dst TSink, version int) *tpipe {
-	p := &tpipe{dst: dst, version: version, keyA: -1,
+func newTPipe(dst TSink, m mode, version int) *tpipe {
+	p := &tpipe{dst: dst, mode: m, version: version, keyA: -1,
 		work: make(chan *tBatch, pipeQueue), order: make(chan *tBatch, pipeQueue)}
 	p.cond = sync.NewCond(&p.mu)
 	n := max(runtime.GOMAXPROCS(0), 1)
@@ -150,12 +154,12 @@ func (p *tpipe) Write(q []byte) (int, error) {
 	return len(q), p.maybeSeal()
 }
 
-// lzf takes an LZF string of a value (its prefix and payload, its decoded
-// length, its offset) for a worker.
-func (p *tpipe) lzf(hold, comp []byte, ulen int, at int64) error {
+// take takes a string of a value (its encoding, prefix and payload, its
+// decoded length, its offset) for a worker to rewrite.
+func (p *tpipe) take(enc Enc, hold, comp []byte, ulen int, at int64) (bool, error) {
 	p.direct = false
 	b := p.cur
-	op := tOp{kind: opLZF, a: len(b.buf), input: at, ulen: ulen, ka: -1}
+	op := tOp{kind: opLZF, a: len(b.buf), input: at, ulen: ulen, ka: -1, enc: enc}
 	if len(p.key) > 0 {
 		if p.keyA < 0 {
 			p.keyA = len(b.buf)
@@ -170,7 +174,7 @@ func (p *tpipe) lzf(hold, comp []byte, ulen int, at int64) error {
 	op.b = len(b.buf)
 	b.ops = append(b.ops, op)
 	b.weight += int64(len(hold) + len(comp) + 2*ulen)
-	return p.maybeSeal()
+	return true, p.maybeSeal()
 }
 
 func (p *tpipe) maybeSeal() error {
@@ -243,45 +247,36 @@ func (p *tpipe) close(flush bool) error {
 
 func (p *tpipe) worker() {
 	defer p.wg.Done()
-	var enc lzf.Encoder
-	var scratch []byte
+	var s strWork
 	for b := range p.work {
 		if p.failure() == nil {
-			scratch = p.run(b, &enc, scratch)
+			p.run(b, &s)
 		}
 		close(b.done)
 	}
 }
 
-// run does the LZF strings of b.
-func (p *tpipe) run(b *tBatch, enc *lzf.Encoder, scratch []byte) []byte {
+// run rewrites the strings of b.
+func (p *tpipe) run(b *tBatch, s *strWork) {
 	for i := range b.ops {
 		op := &b.ops[i]
 		if op.kind != opLZF {
 			continue
 		}
-		hold, comp := b.buf[op.a:op.m], b.buf[op.m:op.b]
-		op.ra = len(b.res)
-		res, ok, err := appendT(b.res, hold, comp, op.ulen, enc, &scratch)
+		head, body, _, err := s.rewrite(p.mode, op.enc, b.buf[op.a:op.m], b.buf[op.m:op.b], op.ulen, &b.st)
 		if err != nil {
 			e := &Error{Offset: op.input, Version: p.version, What: "value", Err: err}
 			if op.ka >= 0 {
 				e.Key = tkeyName(b.buf[op.ka:op.kb])
 			}
 			b.err = e
-			return scratch
+			return
 		}
-		b.res, op.rb = res, len(res)
+		op.ra = len(b.res)
+		b.res = append(append(b.res, head...), body...)
+		op.rb = len(b.res)
 		b.st.TBytes += int64(op.rb - op.ra)
-		if ok {
-			b.st.Decoded++
-			b.st.LZFBytes += int64(len(hold) + len(comp))
-			b.st.DecBytes += int64(op.ulen)
-		} else {
-			b.st.Unfaithful++
-		}
 	}
-	return scratch
 }
 
 // tkeyName is the key of a TKey.
@@ -350,30 +345,60 @@ func (s *TStats) add(o TStats) {
 	s.Unfaithful += o.Unfaithful
 }
 
-// appendT appends the T form of an LZF string (prefix hold, payload comp,
-// ulen decoded bytes) to dst: 0xC5 and the decoded bytes when the faithful
-// encoder gives back its bytes, prefix included (ok), else the string as
-// it was. An LZF payload that does not decode is ErrCorrupt.
-func appendT(dst, hold, comp []byte, ulen int, enc *lzf.Encoder, scratch *[]byte) (out []byte, ok bool, err error) {
-	start := len(dst)
-	dst = AppendLen(append(dst, 0xC0|EncodingT, 0), uint64(ulen))
-	at := len(dst)
-	dst = slices.Grow(dst, ulen)[:at+ulen]
-	if _, err := lzf.Decode(dst[at:at], comp, ulen); err != nil {
-		return dst[:start], false, fmt.Errorf("%w: LZF string does not decode to %d bytes", ErrCorrupt, ulen)
+// strWork is what rewriting a string needs: an LZF encoder and buffers.
+// Each goroutine has its own.
+type strWork struct {
+	enc       lzf.Encoder
+	dec, lzf  []byte
+	headBytes [24]byte // a prefix: the encoding byte and two lengths of ≤ 9
+}
+
+// rewrite returns what goes in place of a string (encoding enc, prefix
+// hold, payload p as stored, ulen decoded bytes) — head, then body —
+// and its decoded bytes. Each may be hold, p or one of s's buffers. st
+// (which may be nil) counts what toT did.
+func (s *strWork) rewrite(m mode, enc Enc, hold, p []byte, ulen int, st *TStats) (head, body, dec []byte, err error) {
+	dec = p
+	if enc == EncLZF {
+		if s.dec, err = lzf.Decode(s.dec[:0], p, ulen); err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: LZF string does not decode to %d bytes", ErrCorrupt, ulen)
+		}
+		dec = s.dec
 	}
-	if faithful(enc, scratch, hold, comp, dst[at:]) {
-		return dst, true, nil
+	if st == nil {
+		st = new(TStats)
 	}
-	dst = append(append(dst[:start], hold...), comp...)
-	return dst, false, nil
+	h := s.headBytes[:0]
+	switch {
+	case m.toT && faithful(&s.enc, &s.lzf, hold, p, dec):
+		st.Decoded++
+		st.LZFBytes += int64(len(hold) + len(p))
+		st.DecBytes += int64(len(dec))
+		return AppendLen(append(h, 0xC0|EncodingT, 0), uint64(len(dec))), dec, dec, nil
+	case m.toT:
+		st.Unfaithful++
+		return hold, p, dec, nil
+	case m.target == TargetRaw:
+		return AppendLen(h, uint64(len(dec))), dec, dec, nil
+	case m.target == TargetOriginal:
+		var ok bool
+		if s.lzf, ok = s.enc.Encode(s.lzf[:0], dec, len(dec)+len(dec)/32+8); !ok {
+			return nil, nil, nil, fmt.Errorf("%w: 0xC5 string does not LZF-encode", ErrCorrupt)
+		}
+	default:
+		var ok bool
+		if s.lzf, ok = s.enc.RedisSave(s.lzf[:0], dec); !ok {
+			return AppendLen(h, uint64(len(dec))), dec, dec, nil
+		}
+	}
+	return AppendStringHead(h, EncLZF, 0, uint64(len(s.lzf)), uint64(len(dec))), s.lzf, dec, nil
 }
 
 // faithful reports whether hold, comp is what Redis's LZF encoder makes of
 // dec: the canonical prefix and the same payload. *scratch is a buffer it
 // may use.
 func faithful(enc *lzf.Encoder, scratch *[]byte, hold, comp, dec []byte) bool {
-	var buf [24]byte // a prefix: the encoding byte and two lengths of ≤ 9
+	var buf [24]byte
 	head := AppendStringHead(buf[:0], EncLZF, 0, uint64(len(comp)), uint64(len(dec)))
 	if string(head) != string(hold) {
 		return false
@@ -381,4 +406,13 @@ func faithful(enc *lzf.Encoder, scratch *[]byte, hold, comp, dec []byte) bool {
 	var ok bool
 	*scratch, ok = enc.Encode((*scratch)[:0], dec, len(dec)+len(dec)/32+8)
 	return ok && string(*scratch) == string(comp)
+}
+
+// A stringTaker takes strings of values from the rewrite for a worker:
+// tpipe, and the tsink in front of one.
+type stringTaker interface {
+	// take reports false when the caller must do the string itself.
+	take(enc Enc, hold, p []byte, ulen int, at int64) (bool, error)
+	// drain waits until what was taken has gone on.
+	drain() error
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/rdbz/rdbz/rdbio/crc64"
-	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
 // T is the record stream of an RDB with every LZF string decoded: what
@@ -94,7 +93,7 @@ func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
 	if err != nil {
 		return st, err
 	}
-	pipe := newTPipe(dst, r.hdr.Version)
+	pipe := newTPipe(dst, mode{toT: true}, r.hdr.Version)
 	st, err = encodeT(r, pipe)
 	// A failure in the pipe is of bytes before the reader's position: it
 	// comes first.
@@ -108,7 +107,7 @@ func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
 func encodeT(r *Reader, pipe *tpipe) (TStats, error) {
 	var st TStats
 	ts := &tsink{dst: pipe, st: &st, pipe: pipe}
-	r.in.rw = &rewrite{toT: true, cap: r.opt.Cap, st: &st, ts: ts}
+	r.in.rw = &rewrite{mode: mode{toT: true}, cap: r.opt.Cap, st: &st}
 	if err := ts.begin(nil, 0); err != nil {
 		return st, err
 	}
@@ -188,14 +187,16 @@ func (t *tsink) Write(p []byte) (int, error) {
 	return t.dst.Write(p)
 }
 
-// lzf hands an LZF string of a value to the pipe; false: the caller does
-// it (the sink is holding a record's first bytes, or the string is large).
-func (t *tsink) lzf(hold, comp []byte, ulen uint64, at int64) (bool, error) {
-	if t.hold || ulen > pipeMaxString {
+// take hands a string of a value to the pipe; false: the caller does it
+// (the sink is holding a record's first bytes).
+func (t *tsink) take(enc Enc, hold, p []byte, ulen int, at int64) (bool, error) {
+	if t.hold {
 		return false, nil
 	}
-	return true, t.pipe.lzf(hold, comp, int(ulen), at)
+	return t.pipe.take(enc, hold, p, ulen, at)
 }
+
+func (t *tsink) drain() error { return t.pipe.drain() }
 
 func (t *tsink) begin(key []byte, off int64) error {
 	t.hold = false
@@ -228,12 +229,19 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 	if err != nil {
 		return 0, err
 	}
-	r.in.rw = &rewrite{target: target, cap: r.opt.Cap}
+	r.in.rw = &rewrite{mode: mode{target: target}, cap: r.opt.Cap}
 	w, err := NewWriter(dst, r.Header())
 	if err != nil {
 		return 0, err
 	}
-	if err := passRecords(r, w); err != nil {
+	// The strings to LZF-encode are done on worker goroutines, the Writer
+	// (and its CRC) on another: the pipe is drained before the trailer.
+	pipe := newTPipe(writerSink{w}, r.in.rw.mode, r.hdr.Version)
+	err = passRecords(r, pipe)
+	if e := pipe.close(err == nil); e != nil {
+		err = e
+	}
+	if err != nil {
 		return w.Written(), err
 	}
 	stored := r.crcGot
@@ -256,21 +264,33 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 	return w.Written(), w.Flush()
 }
 
+// writerSink is a TSink of an io.Writer: records are not told apart.
+type writerSink struct{ io.Writer }
+
+func (writerSink) Begin([]byte, int64) error { return nil }
+
 // rewrite is the string rewrite of a T stream, on the input's string
 // decoder: toT turns faithful LZF strings into 0xC5 ones; otherwise the
 // input is T and strings are stored as target says.
 type rewrite struct {
+	mode
+	cap  int
+	st   *TStats
+	hold appender // the prefix of the string being rewritten
+	comp []byte   // its stored payload
+	work strWork
+}
+
+// mode is what a rewrite makes of strings.
+type mode struct {
 	toT    bool
 	target Target
-	cap    int
-	st     *TStats
-	hold   appender // the prefix of the string being rewritten
-	comp   []byte   // its stored payload
-	dec    []byte   // its decoded bytes
-	lzf    []byte   // an LZF stream made from them
-	head   []byte
-	enc    lzf.Encoder
-	ts     *tsink // EncodeT's: LZF strings of values go to its pipe
+}
+
+// costly tells whether rewriting a string of encoding enc takes an LZF
+// encoder or decoder (not just a new prefix): worth another goroutine.
+func (m mode) costly(enc Enc) bool {
+	return enc == EncLZF || m.toT || m.target != TargetRaw
 }
 
 // wants tells, from a string's first byte, whether the rewrite may change it.
@@ -331,58 +351,25 @@ func (w *rewrite) string(in *input) (strHead, error) {
 	if err != nil {
 		return strHead{}, err
 	}
-	if w.ts != nil && h.enc == EncLZF {
-		if in.skipping {
-			if took, err := w.ts.lzf(w.hold, w.comp, h.ulen, start); took || err != nil {
+	if t, ok := sink.(stringTaker); ok {
+		if in.skipping && h.ulen <= pipeMaxString && w.costly(h.enc) {
+			if took, err := t.take(h.enc, w.hold, w.comp, int(h.ulen), start); took || err != nil {
 				return strHead{enc: EncRaw, ulen: h.ulen, done: true}, err
 			}
 		}
-		// Done here, its T form sent after what the pipe holds. A large
-		// one is not copied into a batch: the pipe is drained first.
+		// Done here, sent after what the pipe holds. A large one is not
+		// copied into a batch: the pipe is drained first.
 		if h.ulen > pipeMaxString {
-			if err := w.ts.pipe.drain(); err != nil {
+			if err := t.drain(); err != nil {
 				return strHead{}, err
 			}
 		}
 	}
-	dec := w.comp
-	if h.enc == EncLZF {
-		if w.dec, err = lzf.Decode(w.dec[:0], w.comp, int(h.ulen)); err != nil {
-			return strHead{}, fmt.Errorf("%w: LZF string at offset %d does not decode to %d bytes", ErrCorrupt, start, h.ulen)
-		}
-		dec = w.dec
+	head, body, dec, err := w.work.rewrite(w.mode, h.enc, w.hold, w.comp, int(h.ulen), w.st)
+	if err != nil {
+		return strHead{}, fmt.Errorf("%w (string at offset %d)", err, start)
 	}
-	done := strHead{enc: EncRaw, ulen: uint64(len(dec)), done: true, data: dec}
-	if w.toT {
-		return done, w.encodeT(sink, h, dec)
-	}
-	if w.target == TargetRaw {
-		return done, w.send(sink, AppendLen(w.head[:0], uint64(len(dec))), dec)
-	}
-	var ok bool
-	if w.target == TargetOriginal {
-		w.lzf, ok = w.enc.Encode(w.lzf[:0], dec, len(dec)+len(dec)/32+8)
-		if !ok {
-			return strHead{}, fmt.Errorf("%w: 0xC5 string at offset %d does not LZF-encode", ErrCorrupt, start)
-		}
-	} else if w.lzf, ok = w.enc.RedisSave(w.lzf[:0], dec); !ok {
-		return done, w.send(sink, AppendLen(w.head[:0], uint64(len(dec))), dec)
-	}
-	return done, w.send(sink, AppendStringHead(w.head[:0], EncLZF, 0, uint64(len(w.lzf)), uint64(len(dec))), w.lzf)
-}
-
-// encodeT sends an LZF string on as T: decoded when the faithful encoder
-// gives back its bytes (prefix included), else as it was.
-func (w *rewrite) encodeT(sink io.Writer, h strHead, dec []byte) error {
-	if faithful(&w.enc, &w.lzf, w.hold, w.comp, dec) {
-		w.st.Decoded++
-		w.st.LZFBytes += int64(len(w.hold) + len(w.comp))
-		w.st.DecBytes += int64(len(dec))
-		w.head = AppendLen(append(w.head[:0], 0xC0|EncodingT, 0), uint64(len(dec)))
-		return w.send(sink, w.head, dec)
-	}
-	w.st.Unfaithful++
-	return w.send(sink, w.hold, w.comp)
+	return strHead{enc: EncRaw, ulen: uint64(len(dec)), done: true, data: dec}, w.send(sink, head, body)
 }
 
 // send writes a string's replacement, head then body, to the sink.

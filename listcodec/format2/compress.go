@@ -30,7 +30,7 @@ const (
 	// yes, Redis's default): decoding LZF is what wins there, and
 	// SpeedFastest stays within 0.81× of whole-file zstd -3 on every such
 	// corpus dump for about half the CPU of DefaultLevel.
-	LZFLevel          = zstd.SpeedFastest
+	LZFLevel          = zstd.SpeedDefault
 	LZFExpansion      = 1.15
 	DefaultBlockSize  = 512 << 10
 	DefaultDictSize   = block.DefaultDictSize
