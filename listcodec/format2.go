@@ -56,7 +56,7 @@ func decompress2(ctx context.Context, dst io.Writer, src io.Reader, opt Decompre
 	}
 	ds, err := format2.Decompress(ctx, dst, src, format2.DecompressOptions{To: to, Workers: flow.Workers,
 		Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum})
-	return &Stats{BytesIn: ds.BytesIn, BytesOut: ds.BytesOut, Elapsed: time.Since(start)}, err
+	return &Stats{BytesIn: ds.BytesIn, BytesOut: ds.BytesOut, Elapsed: time.Since(start), Format2Decompress: ds}, err
 }
 
 // sniff returns a reader of src and whether src is a format-2 file.

@@ -26,6 +26,9 @@ type Stats struct {
 	Elapsed    time.Duration
 	// Format2 is what a format-2 Compress did (nil for format 1).
 	Format2 *format2.Stats
+	// Format2Decompress is what a Decompress of a format-2 file did (nil
+	// otherwise).
+	Format2Decompress *format2.DecompressStats
 }
 
 func (s *Stats) addNode(it *item, written int64) {

@@ -60,8 +60,13 @@ func runAnalyze(c *cli.Context) error {
 		opt.WhatIf = &co
 		limitMemory(2*sb + whatIfHeadroom)
 	}
+	src := prog.reader(in)
+	if opt.WhatIf != nil {
+		opt.Format2 = listcodec.NewFormat2Estimate(c.Context, *opt.WhatIf)
+		src = opt.Format2.Tee(src)
+	}
 	prog.phase("reading", inputSize(c.Args().First()))
-	r, err := rdbio.NewReader(prog.reader(in), rdbio.Options{Cap: c.Int("cap")})
+	r, err := rdbio.NewReader(src, rdbio.Options{Cap: c.Int("cap")})
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,10 @@ func summaryLine(verb string, s *listcodec.Stats) string {
 		}
 		return line + fmt.Sprintf("; %.2fs, %.1f MB/s", secs, mbs)
 	}
+	if f := s.Format2Decompress; f != nil {
+		return fmt.Sprintf("%s: %d -> %d bytes (%.3fx), format 2; T %d bytes; %.2fs, %.1f MB/s",
+			verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), f.TBytes, secs, float64(s.BytesOut)/1e6/max(secs, 1e-9))
+	}
 	line := fmt.Sprintf("%s: %d -> %d bytes (%.3fx); list nodes %d -> %d bytes; nodes %d: %d re-encoded, %d kept, %d over cap",
 		verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), s.NodeBytesIn, s.NodeBytesOut,
 		s.Nodes, s.Changed, s.Kept, s.Big)

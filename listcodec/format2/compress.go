@@ -66,9 +66,11 @@ type Options struct {
 	Seed        int64
 	// IndexShare bounds the index's share of the output (block.Options).
 	IndexShare float64
-	// Phase, when set, is called as the work moves on: "sampling",
-	// "training", "compressing".
+	// Phase, when set, is called as the work moves on: "training",
+	// "compressing".
 	Phase func(name string)
+
+	every int64 // Estimate: 1 in every this many windows of T compressed
 }
 
 func (o Options) withDefaults() Options {
@@ -112,6 +114,27 @@ type Stats struct {
 	Copied  bool
 	Note    string
 	Elapsed time.Duration
+	// Sampled is, for an Estimate, the bytes of T it compressed (all of T
+	// when the estimate is exact).
+	Sampled int64
+}
+
+// Estimate predicts what Compress writes for src without compressing all
+// of it: it reads all of src as Compress does, compresses the T it holds to
+// train on and, after that, the records that start in one of every `every`
+// windows of T (a window is a block's size), and scales the blocks' bytes
+// by the T they stand for. Stats.BytesOut is the prediction (exact when
+// every record was compressed); the output written to dst is not a file.
+func Estimate(ctx context.Context, dst io.Writer, src io.Reader, every int, opt Options) (*Stats, error) {
+	opt.every = int64(max(every, 1))
+	st, err := Compress(ctx, dst, src, opt)
+	if err == nil && !st.Copied {
+		if c := st.Sampled; c > 0 && c < st.T.TBytes {
+			h := st.Block.HeaderBytes
+			st.BytesOut = h + int64(float64(st.BytesOut-h)*float64(st.T.TBytes)/float64(c))
+		}
+	}
+	return st, err
 }
 
 // ErrDict reports a dictionary that cannot be used.
@@ -131,6 +154,7 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 		c.dict, c.trained = opt.Dict, true
 	}
 	opt.phase("compressing")
+	c.every = opt.every
 	tst, err := rdbio.EncodeT(c, src, ropt)
 	st.T = tst
 	st.BytesIn = tst.InBytes
@@ -161,6 +185,9 @@ type csink struct {
 	recs    []heldRec
 	keys    []byte
 	out     counter
+	every   int64 // Estimate: 1 in every this many windows compressed
+	seen    int64 // Estimate: T bytes after the held ones
+	skip    bool  // Estimate: the record being read is left out
 }
 
 type heldRec struct {
@@ -169,6 +196,12 @@ type heldRec struct {
 }
 
 func (c *csink) Begin(key []byte, input int64) error {
+	if c.w != nil && c.every > 1 {
+		c.skip = (c.seen/int64(c.opt.BlockSize))%c.every != 0
+		if c.skip {
+			return nil
+		}
+	}
 	if c.w != nil {
 		return c.w.Begin(key, input)
 	}
@@ -182,6 +215,13 @@ func (c *csink) Begin(key []byte, input int64) error {
 }
 
 func (c *csink) Write(p []byte) (int, error) {
+	if c.w != nil && c.every > 1 {
+		c.seen += int64(len(p))
+		if c.skip {
+			return len(p), nil
+		}
+		c.st.Sampled += int64(len(p))
+	}
 	if c.w != nil {
 		return c.w.Write(p)
 	}
@@ -218,6 +258,7 @@ func (c *csink) start(w io.Writer) error {
 	if err := c.replay(bw); err != nil {
 		return err
 	}
+	c.st.Sampled += int64(len(c.held))
 	c.held, c.recs, c.keys = nil, nil, nil
 	return nil
 }
