@@ -15,24 +15,28 @@ import (
 
 // Defaults (docs/compress.md, "Format 2 defaults"): chosen for size, the
 // issue's first target. Against block's (128 KiB, fastest, 1% index),
-// 512 KiB blocks at SpeedBetterCompression with a 0.5% index bring
-// app-cache-nocompress from 1.064× to 1.00× of whole-file zstd -3 and
-// dfly-seed-synthetic from 19.6 KB to under 8 KB, for about 2× the CPU.
+// 1 MiB blocks at SpeedBetterCompression with a 0.5% index bring
+// app-cache-nocompress from 1.064× to 0.991× of whole-file zstd -3 and
+// dfly-seed-synthetic from 19.6 KB to 7.0 KB, for about 2× the CPU.
+// 1 MiB against 512 KiB blocks: 0.991× against 1.000× on
+// app-cache-nocompress, 0.975× against 0.989× on mixed-nocompress, within
+// 0.3% on the other corpus dumps (lists-events 0.953× against 0.951×).
 const (
 	// DefaultLevel is the level of a dump that LZF decoding does not
 	// grow by LZFExpansion (saved with rdbcompression no, or of values
 	// LZF does not shrink): there whole-file zstd -3 sees the same bytes
 	// as the blocks, and only SpeedBetterCompression's larger search
-	// brings 512 KiB blocks to its size.
+	// brings 1 MiB blocks to its size.
 	DefaultLevel = zstd.SpeedBetterCompression
 	// LZFLevel is the level of a dump whose held T is at least
 	// LZFExpansion times the input it came from (saved with rdbcompression
 	// yes, Redis's default): decoding LZF is what wins there, and
-	// SpeedFastest stays within 0.81× of whole-file zstd -3 on every such
-	// corpus dump for about half the CPU of DefaultLevel.
+	// SpeedDefault stays within 0.80× of whole-file zstd -3 on every such
+	// corpus dump for about 0.7× the CPU of DefaultLevel (SpeedFastest
+	// too, but for lists-plain-nodes, 0.952×, over its 0.95× target).
 	LZFLevel          = zstd.SpeedDefault
 	LZFExpansion      = 1.15
-	DefaultBlockSize  = 512 << 10
+	DefaultBlockSize  = 1 << 20
 	DefaultDictSize   = block.DefaultDictSize
 	DefaultIndexShare = 0.005
 	// DefaultSampleBytes is the T sample the dictionary is trained on.
@@ -66,8 +70,8 @@ type Options struct {
 	Seed        int64
 	// IndexShare bounds the index's share of the output (block.Options).
 	IndexShare float64
-	// Phase, when set, is called as the work moves on: "training",
-	// "compressing".
+	// Phase, when set, is called as the work moves on: "reading" (the
+	// part held to train on), "training", "compressing".
 	Phase func(name string)
 
 	every int64 // Estimate: 1 in every this many windows of T compressed
@@ -153,7 +157,11 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 		}
 		c.dict, c.trained = opt.Dict, true
 	}
-	opt.phase("compressing")
+	if c.trained {
+		opt.phase("compressing")
+	} else {
+		opt.phase("reading") // the first TrainBytes of T, held to train on
+	}
 	c.every = opt.every
 	tst, err := rdbio.EncodeT(c, src, ropt)
 	st.T = tst
