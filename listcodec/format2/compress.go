@@ -114,8 +114,8 @@ type Stats struct {
 	// Envelope is the input's VKCS envelope, recorded in the header
 	// (block.Header.Source); an enveloped input is never copied.
 	Envelope envelope.Info
-	Note    string
-	Elapsed time.Duration
+	Note     string
+	Elapsed  time.Duration
 }
 
 // ErrDict reports a dictionary that cannot be used.
