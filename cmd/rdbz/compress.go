@@ -134,7 +134,7 @@ func decompressCommand() *cli.Command {
 		Flags: append(append(flowFlags(), rmFlags()...),
 			&cli.StringFlag{Name: "to", Value: listcodec.ToOriginal.String(), Usage: "original (byte-identical to the source), lzf (as Redis saves), raw"},
 			&cli.StringSliceFlag{Name: "dict", Usage: "external dictionary file(s) for files compressed with --no-embed"},
-			envelopeFlag("as the source was with --to original (compress records a VKCS input's envelope), else none"),
+			envelopeFlag("the source's envelope with --to original, recorded by compress; else none"),
 		),
 		Action: runDecompress,
 	}

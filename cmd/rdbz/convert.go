@@ -31,7 +31,7 @@ func convertCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "report what would be converted, dropped and refused; write nothing"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON on stdout"},
 			&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept an input whose CRC64 does not match"},
-			envelopeFlag("none (a VKCS input is read as the RDB inside it)"),
+			envelopeFlag("none"),
 		),
 		Action: runConvert,
 	}
