@@ -52,7 +52,9 @@ func decompressEnvelope(t *testing.T, in []byte, to Form, env Envelope) []byte {
 // and --to lzf, for mixed-all-types.rdb, what redis loads with the plain
 // file's digest. Format 1 reads it too and gives the plain file back.
 func TestEnvelopeCorpus(t *testing.T) {
-	defer func() { t.Logf("rewrapped files byte-identical to the lz4 tool's: %d of %d", rewrapIdentical, rewrapChecked) }()
+	defer func() {
+		t.Logf("rewrapped files byte-identical to the lz4 tool's: %d of %d", rewrapIdentical, rewrapChecked)
+	}()
 	for _, cf := range rdbiotest.Files(t) {
 		if fi, err := os.Stat(cf.Path); err == nil && fi.Size() > rdbiotest.MediumBytes && !rdbiotest.Long() {
 			continue
