@@ -2,6 +2,7 @@ package listcodec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -101,10 +102,10 @@ var rewrapIdentical, rewrapChecked int
 
 // checkRewrapped fails unless back, what decompress --to original wrote
 // for the enveloped file wrapped (of the RDB plain), holds plain byte for
-// byte, starts with wrapped's envelope and LZ4 frame header byte for byte
-// and has its length: rdbz's LZ4 blocks are LZ4_compress_fast's, as the
-// lz4 tool's, but a block whose compressed size equals its size the tool
-// stores raw and rdbz compressed.
+// byte, starts with wrapped's envelope and LZ4 frame header byte for byte,
+// has its length and its blocks but where the tool stored a block raw and
+// rdbz compressed it to the same length (FORMAT.md §8.3): rdbz's LZ4
+// blocks are LZ4_compress_fast's, as the lz4 tool's.
 func checkRewrapped(t *testing.T, back, wrapped, plain []byte) {
 	t.Helper()
 	r, _, err := envelope.Open(bytes.NewReader(back))
@@ -122,10 +123,65 @@ func checkRewrapped(t *testing.T, back, wrapped, plain []byte) {
 	if len(back) != len(wrapped) || !bytes.Equal(back[:head], wrapped[:head]) {
 		t.Fatalf("rewrapped: %d bytes starting %x; the lz4 tool's: %d bytes starting %x", len(back), back[:head], len(wrapped), wrapped[:head])
 	}
+	if !sameBlocksBut(lz4Blocks(t, wrapped), lz4Blocks(t, back)) {
+		t.Fatal("the rewrapped frame's blocks differ otherwise than raw (the lz4 tool) against compressed to the same length (rdbz)")
+	}
 	rewrapChecked++
 	if bytes.Equal(back, wrapped) {
 		rewrapIdentical++
 	}
+}
+
+// lz4Block is one data block of an LZ4 frame: stored raw (the size
+// field's high bit) or compressed, and its bytes.
+type lz4Block struct {
+	raw  bool
+	data []byte
+}
+
+// lz4Blocks walks the data blocks of the LZ4 frame after a VKCS header
+// (the LZ4 frame format: a 4-byte size, the data, a checksum when FLG bit 4
+// says so, until a size of 0).
+func lz4Blocks(t *testing.T, file []byte) []lz4Block {
+	t.Helper()
+	flg := file[envelope.Size+4]
+	off := envelope.Size + 7
+	if flg&0x08 != 0 {
+		off += 8
+	}
+	var out []lz4Block
+	for off+4 <= len(file) {
+		x := binary.LittleEndian.Uint32(file[off:])
+		off += 4
+		size := int(x &^ (1 << 31))
+		if x == 0 || off+size > len(file) {
+			return out
+		}
+		out = append(out, lz4Block{raw: x>>31 != 0, data: file[off : off+size]})
+		off += size
+		if flg&0x10 != 0 {
+			off += 4
+		}
+	}
+	t.Fatal("LZ4 frame without its end mark")
+	return nil
+}
+
+// sameBlocksBut reports whether two frames' blocks are the same but where
+// a raw block of tool became a compressed one of the same length in ours.
+func sameBlocksBut(tool, ours []lz4Block) bool {
+	if len(tool) != len(ours) {
+		return false
+	}
+	for i, a := range tool {
+		b := ours[i]
+		if a.raw != b.raw || !bytes.Equal(a.data, b.data) {
+			if !a.raw || b.raw || len(a.data) != len(b.data) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // TestEnvelopeRewrap: what compress records is what decompress writes
