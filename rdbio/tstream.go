@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/rdbz/rdbz/rdbio/crc64"
+	"github.com/rdbz/rdbz/rdbio/envelope"
 )
 
 // T is the record stream of an RDB with every LZF string decoded: what
@@ -61,6 +62,13 @@ type TSink interface {
 	Write(p []byte) (int, error)
 }
 
+// EnvelopeSink is a TSink that keeps the input's VKCS envelope (format 2
+// records it): EncodeT gives it Header.Envelope before the first byte of T.
+type EnvelopeSink interface {
+	TSink
+	Envelope(envelope.Info)
+}
+
 // TStats sums up what EncodeT did.
 type TStats struct {
 	Records    int64 // records, the magic and the EOF trailer included
@@ -92,6 +100,9 @@ func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
 	r, err := NewReader(src, opt)
 	if err != nil {
 		return st, err
+	}
+	if es, ok := dst.(EnvelopeSink); ok {
+		es.Envelope(r.hdr.Envelope)
 	}
 	pipe := newTPipe(dst, mode{toT: true}, r.hdr.Version)
 	st, err = encodeT(r, pipe)

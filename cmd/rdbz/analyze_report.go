@@ -20,6 +20,9 @@ func printAnalysis(w io.Writer, name string, a *analyze.Analysis) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	line := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
 	line("file", name)
+	if e := a.Envelope; e != nil {
+		line("envelope", e.Text+" (below: the RDB inside)")
+	}
 	line("format", fmt.Sprintf("%s, magic %s (RDB %d), checksum %s", size(a.Bytes+a.TrailingBytes), a.Magic, a.Version, a.Checksum))
 	p := a.Producer
 	prod := p.Name

@@ -24,7 +24,7 @@ func summaryLine(verb string, s *listcodec.Stats) string {
 		if s.Note != "" {
 			line += "; " + s.Note
 		}
-		return line + fmt.Sprintf("; %.2fs, %.1f MB/s", secs, mbs)
+		return line + envelopeNote(verb, s) + fmt.Sprintf("; %.2fs, %.1f MB/s", secs, mbs)
 	}
 	if f := s.Format2Decompress; f != nil {
 		return fmt.Sprintf("%s: %d -> %d bytes (%.3fx), format 2; T %d bytes; %.2fs, %.1f MB/s",
@@ -42,7 +42,26 @@ func summaryLine(verb string, s *listcodec.Stats) string {
 	if s.Note != "" {
 		line += "; " + s.Note
 	}
-	return line + fmt.Sprintf("; %.2fs, %.1f MB/s", secs, mbs)
+	return line + envelopeNote(verb, s) + fmt.Sprintf("; %.2fs, %.1f MB/s", secs, mbs)
+}
+
+// envelopeNote says, for the summary line, what became of a VKCS envelope
+// around the input or the output ("" for neither).
+func envelopeNote(verb string, s *listcodec.Stats) string {
+	note := ""
+	if e := s.InputEnvelope; e.Enveloped() {
+		note = fmt.Sprintf("; input: an RDB in a VKCS %s envelope", e.Codec)
+		switch {
+		case s.Format2 != nil:
+			note += " (recorded: decompress --to original wraps it again)"
+		case verb == "compress":
+			note += " (not recorded by format 1: decompress writes the RDB alone)"
+		}
+	}
+	if e := s.OutputEnvelope; e.Enveloped() {
+		note += fmt.Sprintf("; output in a VKCS %s envelope", e.Codec)
+	}
+	return note
 }
 
 func ratio(a, b int64) float64 {

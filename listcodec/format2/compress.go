@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec/block"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/envelope"
 )
 
 // Defaults (docs/compress.md, "Format 2 defaults"): chosen for size, the
@@ -115,9 +116,12 @@ type Stats struct {
 	DictBytes         int
 	// Copied: the input was written unchanged (format 2 would not have
 	// made it smaller); Note says why.
-	Copied  bool
-	Note    string
-	Elapsed time.Duration
+	Copied bool
+	// Envelope is the input's VKCS envelope, recorded in the header
+	// (block.Header.Source); an enveloped input is never copied.
+	Envelope envelope.Info
+	Note     string
+	Elapsed  time.Duration
 	// Sampled is, for an Estimate, the bytes of T it compressed (all of T
 	// when the estimate is exact).
 	Sampled int64
@@ -193,14 +197,23 @@ type csink struct {
 	recs    []heldRec
 	keys    []byte
 	out     counter
-	every   int64 // Estimate: 1 in every this many windows compressed
-	seen    int64 // Estimate: T bytes after the held ones
-	skip    bool  // Estimate: the record being read is left out
+	every   int64  // Estimate: 1 in every this many windows compressed
+	seen    int64  // Estimate: T bytes after the held ones
+	skip    bool   // Estimate: the record being read is left out
+	source  []byte // the input's envelope record (Envelope)
 }
 
 type heldRec struct {
 	off, keyOff, keyLen int // keyLen -1: no key
 	input               int64
+}
+
+// Envelope takes the input's VKCS envelope (rdbio.EnvelopeSink), which the
+// header records.
+func (c *csink) Envelope(i envelope.Info) {
+	if i.Enveloped() {
+		c.st.Envelope, c.source = i, i.Record()
+	}
 }
 
 func (c *csink) Begin(key []byte, input int64) error {
@@ -258,7 +271,7 @@ func (c *csink) start(w io.Writer) error {
 		c.opt.phase("compressing")
 	}
 	c.out = counter{w: w}
-	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: c.opt.Level, Workers: c.opt.Workers, IndexShare: c.opt.IndexShare})
+	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: c.opt.Level, Workers: c.opt.Workers, IndexShare: c.opt.IndexShare, Source: c.source})
 	if err != nil {
 		return err
 	}
@@ -317,7 +330,7 @@ func (c *csink) finish() error {
 			return err
 		}
 		c.st.Block = c.w.Stats()
-		if int64(buf.Len()) < c.st.BytesIn {
+		if int64(buf.Len()) < c.st.BytesIn || c.source != nil { // a copy would lose the envelope
 			c.setDict()
 			n, err := c.dst.Write(buf.Bytes())
 			c.st.BytesOut = int64(n)
