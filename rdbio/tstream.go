@@ -8,6 +8,7 @@ import (
 
 	"github.com/rdbz/rdbz/rdbio/crc64"
 	"github.com/rdbz/rdbz/rdbio/envelope"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
 // T is the record stream of an RDB with every LZF string decoded: what
@@ -347,6 +348,8 @@ func (w *rewrite) string(in *input) (strHead, error) {
 	switch {
 	case h.enc == EncT && over:
 		return strHead{}, fmt.Errorf("%w: 0xC5 string at offset %d claims %d bytes, over the cap of %d", ErrTooLarge, start, h.ulen, w.cap)
+	case over && h.enc == EncLZF && !w.toT && w.target == TargetRaw:
+		return w.streamRaw(in, sink, h)
 	case h.enc == EncInt, h.enc == EncZstd, h.enc == EncRaw && h.size <= 20, over:
 		if over && h.enc == EncLZF && w.st != nil {
 			w.st.OverCap++
@@ -381,6 +384,53 @@ func (w *rewrite) string(in *input) (strHead, error) {
 		return strHead{}, fmt.Errorf("%w (string at offset %d)", err, start)
 	}
 	return strHead{enc: EncRaw, ulen: uint64(len(dec)), done: true, data: dec}, w.send(sink, head, body)
+}
+
+// streamRaw writes an LZF string longer than the cap as a raw one (--to
+// raw), decoding it as it is read: its prefix is read, its payload not.
+func (w *rewrite) streamRaw(in *input, sink io.Writer, h strHead) (strHead, error) {
+	var head [10]byte
+	if err := w.send(sink, AppendLen(head[:0], h.ulen), nil); err != nil {
+		return strHead{}, err
+	}
+	if t, ok := sink.(stringTaker); ok {
+		if err := t.drain(); err != nil { // the decoded bytes go straight on
+			return strHead{}, err
+		}
+	}
+	in.out = nil
+	n, err := io.Copy(sinkWriter{sink}, lzf.NewReader(&inputReader{in: in, left: h.size}, int64(h.ulen)))
+	if err == nil {
+		err = in.flush()
+	}
+	in.out = sink
+	if err == nil && n != int64(h.ulen) {
+		err = fmt.Errorf("%w: LZF string decodes to %d bytes, not %d", ErrCorrupt, n, h.ulen)
+	}
+	if err != nil {
+		return strHead{}, err
+	}
+	return strHead{enc: EncRaw, ulen: h.ulen, done: true}, nil
+}
+
+// inputReader reads the next left bytes of an input.
+type inputReader struct {
+	in   *input
+	left uint64
+}
+
+func (r *inputReader) Read(p []byte) (int, error) {
+	if r.left == 0 {
+		return 0, io.EOF
+	}
+	if err := r.in.fill(1); err != nil {
+		return 0, err
+	}
+	n := int(min(uint64(len(p)), uint64(r.in.end-r.in.pos), r.left))
+	copy(p, r.in.buf[r.in.pos:r.in.pos+n])
+	r.in.pos += n
+	r.left -= uint64(n)
+	return n, nil
 }
 
 // send writes a string's replacement, head then body, to the sink.

@@ -229,3 +229,29 @@ func mustSave(t *testing.T, enc *lzf.Encoder, v []byte) []byte {
 	}
 	return comp
 }
+
+// TestTOverCapToRaw: an LZF string longer than the cap stays LZF in T;
+// DecodeT to raw decodes it as it streams, to the same bytes.
+func TestTOverCapToRaw(t *testing.T) {
+	var enc lzf.Encoder
+	v := bytes.Repeat([]byte("over the cap, "), 400)
+	file := append([]byte("REDIS0009"), 0, 1, 'k')
+	comp := mustSave(t, &enc, v)
+	file = AppendStringHead(file, EncLZF, 0, uint64(len(comp)), uint64(len(v)))
+	file = append(append(file, comp...), OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+	opt := Options{Cap: 1 << 10}
+	var tb tbuf
+	st, err := EncodeT(&tb, bytes.NewReader(file), opt)
+	if err != nil || st.OverCap != 1 || st.Decoded != 0 {
+		t.Fatalf("EncodeT: %v, %+v", err, st)
+	}
+	var out bytes.Buffer
+	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetRaw, opt); err != nil {
+		t.Fatal(err)
+	}
+	want := append([]byte("REDIS0009"), 0, 1, 'k')
+	want = append(AppendLen(want, uint64(len(v))), v...)
+	if got := out.Bytes(); len(got) != len(want)+9 || !bytes.Equal(got[:len(want)], want) {
+		t.Fatalf("raw output %d bytes, want the string raw (%d bytes before the trailer)", len(got), len(want))
+	}
+}
