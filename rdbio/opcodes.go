@@ -100,7 +100,7 @@ func (r *Reader) readOpcode(op byte) (Kind, error) {
 	case OpFunctionPre:
 		return KindFunction, r.skipFunctionPreGA()
 	case OpSlotInfo:
-		return KindSlotInfo, r.skipLens(3)
+		return KindSlotInfo, r.readSlotInfo()
 	case 243:
 		if r.hdr.Valkey {
 			return KindSlotImport, r.skipSlotImport()
@@ -163,6 +163,19 @@ func (r *Reader) skipFunctionPreGA() error {
 		}
 	}
 	return r.skipString()
+}
+
+// readSlotInfo reads SLOT_INFO: slot, keys, keys with expiry.
+func (r *Reader) readSlotInfo() error {
+	rec := &r.rec
+	for _, p := range []*uint64{&rec.Slot, &rec.DBSize, &rec.ExpiresSize} {
+		n, err := r.readLen()
+		if err != nil {
+			return err
+		}
+		*p = n
+	}
+	return nil
 }
 
 func (r *Reader) skipLens(n int) error {

@@ -64,7 +64,7 @@ const (
 	KindFreq                       // 249: Freq
 	KindModuleAux                  // 247
 	KindFunction                   // 245: Value = library code
-	KindSlotInfo                   // 244 (Redis cluster)
+	KindSlotInfo                   // 244 (Redis cluster): Slot, DBSize, ExpiresSize
 	KindKeyMeta                    // 243 in Redis 8.6+ files
 	KindSlotImport                 // 243 in Valkey 9 files
 	KindVendor                     // Dragonfly and Redis Enterprise opcodes
@@ -107,8 +107,10 @@ type Record struct {
 	// KindAux
 	Name, Value []byte
 
-	// KindResizeDB
+	// KindResizeDB (and KindSlotInfo: the slot's key counts)
 	DBSize, ExpiresSize uint64
+	// KindSlotInfo: the cluster hash slot the counts are for
+	Slot uint64
 
 	// KindEOF
 	Checksum ChecksumStatus

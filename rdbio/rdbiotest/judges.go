@@ -1,6 +1,7 @@
 package rdbiotest
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -209,8 +210,11 @@ func (s *sharedServer) doArray(timeout time.Duration, args ...string) ([]string,
 }
 
 // readReply reads one RESP2 reply into out, arrays flattened.
-func (s *sharedServer) readReply(out *[]string) error {
-	line, err := s.rw.ReadString('\n')
+func (s *sharedServer) readReply(out *[]string) error { return readReply(s.rw.Reader, out) }
+
+// readReply reads one RESP2 reply from r into out, arrays flattened.
+func readReply(r *bufio.Reader, out *[]string) error {
+	line, err := r.ReadString('\n')
 	if err != nil {
 		return err
 	}
@@ -234,7 +238,7 @@ func (s *sharedServer) readReply(out *[]string) error {
 			return nil
 		}
 		b := make([]byte, n+2)
-		if _, err := io.ReadFull(s.rw, b); err != nil {
+		if _, err := io.ReadFull(r, b); err != nil {
 			return err
 		}
 		*out = append(*out, string(b[:n]))
@@ -245,7 +249,7 @@ func (s *sharedServer) readReply(out *[]string) error {
 			return fmt.Errorf("bad array reply %q", line)
 		}
 		for range max(n, 0) {
-			if err := s.readReply(out); err != nil {
+			if err := readReply(r, out); err != nil {
 				return err
 			}
 		}

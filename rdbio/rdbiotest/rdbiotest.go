@@ -162,9 +162,16 @@ func WriteCommand(w *bufio.Writer, args ...[]byte) {
 }
 
 // Commands sends cmds to a server in one pipeline and fails the test on
-// an error reply; each command must have a one-line reply (SET, SADD,
-// HSET, RPUSH, SAVE and the like).
+// an error reply (SET, SADD, HSET, RPUSH, SAVE and the like).
 func Commands(t testing.TB, conn net.Conn, cmds ...[]string) {
+	t.Helper()
+	Replies(t, conn, cmds...)
+}
+
+// Replies sends cmds to a server in one pipeline and returns each reply
+// flattened (the elements of arrays, nested ones in turn); an error reply
+// fails the test.
+func Replies(t testing.TB, conn net.Conn, cmds ...[]string) [][]string {
 	t.Helper()
 	rw := bufio.NewReadWriter(bufio.NewReader(conn), bufio.NewWriter(conn))
 	for _, c := range cmds {
@@ -177,11 +184,13 @@ func Commands(t testing.TB, conn net.Conn, cmds ...[]string) {
 	if err := rw.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range cmds {
-		if line, err := rw.ReadString('\n'); err != nil || line[0] == '-' {
-			t.Fatalf("%s: reply %q, %v", c[0], line, err)
+	out := make([][]string, len(cmds))
+	for i, c := range cmds {
+		if err := readReply(rw.Reader, &out[i]); err != nil {
+			t.Fatalf("%s: %v", c[0], err)
 		}
 	}
+	return out
 }
 
 // Long reports whether RDBZ_LONG=1 asks for the full sweeps: the tests
