@@ -1,0 +1,100 @@
+package reshape
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/rdbz/rdbz/rdbio"
+)
+
+// gate is the Reader's sink. It holds the bytes of the records the Reader
+// passes on until the loop knows where they go: a record's bytes are
+// complete only when the next record starts (an AUX record reaches the
+// sink then), and a key's prefix records (expiry, idle, freq, metadata)
+// wait for the key. Values do not pass through it: they go from the
+// Reader straight to their output (through).
+type gate struct {
+	held   []byte
+	heldAt int64 // input offset of held[0]
+	max    int
+}
+
+// gateSlack is what a gate may hold beyond the string cap: a key's prefix
+// records and a record's headers.
+const gateSlack = 64 << 10
+
+func newGate(r *rdbio.Reader, opt rdbio.Options) (*gate, error) {
+	g := &gate{heldAt: r.Offset(), max: opt.CapBytes() + gateSlack}
+	return g, r.SetSink(g)
+}
+
+// Write holds p, the next bytes of the input.
+func (g *gate) Write(p []byte) (int, error) {
+	if len(g.held)+len(p) > g.max {
+		return 0, fmt.Errorf("%w: a record from offset %d holds over %d bytes, more than is held while deciding where it goes (--cap)",
+			rdbio.ErrTooLarge, g.heldAt, g.max)
+	}
+	g.held = append(g.held, p...)
+	return len(p), nil
+}
+
+// pass hands the held bytes before offset upTo (the records before the
+// one that starts there) to fn, nil to leave them out, and lets them go.
+func (g *gate) pass(upTo int64, fn func([]byte) error) error {
+	n := int(min(max(upTo-g.heldAt, 0), int64(len(g.held))))
+	var err error
+	if fn != nil && n > 0 {
+		err = fn(g.held[:n])
+	}
+	k := copy(g.held, g.held[n:])
+	g.held = g.held[:k]
+	g.heldAt += int64(n)
+	return err
+}
+
+// skipTo lets go of everything held and of the input bytes before off that
+// went around the gate (a value).
+func (g *gate) skipTo(off int64) {
+	g.held = g.held[:0]
+	g.heldAt = off
+}
+
+// through is the writer of a key's value, which the Reader sends around
+// the gate: it writes what the gate holds (the key and its prefix
+// records) first.
+type through struct {
+	g   *gate
+	out io.Writer
+}
+
+func (t through) Write(p []byte) (int, error) {
+	if err := t.flush(); err != nil {
+		return 0, err
+	}
+	return t.out.Write(p)
+}
+
+// flush writes what the gate holds.
+func (t through) flush() error {
+	if len(t.g.held) == 0 {
+		return nil
+	}
+	_, err := t.out.Write(t.g.held)
+	t.g.held = t.g.held[:0]
+	return err
+}
+
+// copyValue sends the pending key's held records and its value, as
+// stored, to out (nil: leaves them out), and moves the gate past them.
+func (g *gate) copyValue(r *rdbio.Reader, out io.Writer) error {
+	t := through{g, out}
+	if out == nil {
+		t.out = io.Discard
+	}
+	err := r.Value().Copy(t)
+	if err == nil {
+		err = t.flush()
+	}
+	g.skipTo(r.Offset())
+	return err
+}
