@@ -84,6 +84,8 @@ func newApp() *cli.App {
 			compressCommand(),
 			decompressCommand(),
 			convertCommand(),
+			splitCommand(),
+			mergeCommand(),
 			analyzeCommand(),
 			trainCommand(),
 			verifyCommand(),

@@ -96,6 +96,14 @@ func (p *progress) add(n int64) {
 	}
 }
 
+// rewind counts the bytes of the next phase from 0 (a pass that opens
+// the inputs again).
+func (p *progress) rewind() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n = 0
+}
+
 // done ends the last phase and clears the line.
 func (p *progress) done() {
 	p.mu.Lock()

@@ -63,8 +63,11 @@ type Options struct {
 	// in T (rdbio.Options.Cap). Decompress needs a cap at least as large.
 	Cap            int
 	IgnoreChecksum bool
-	// Dict is a complete zstd dictionary to compress with; nil trains one.
-	Dict        []byte
+	// Dict is a complete zstd dictionary to compress with; nil trains one
+	// unless NoDict.
+	Dict []byte
+	// NoDict compresses the blocks without a dictionary, training none.
+	NoDict      bool
 	DictSize    int
 	SampleBytes int64
 	TrainBytes  int64
@@ -159,8 +162,9 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 		if err := checkDict(opt.Dict); err != nil {
 			return st, err
 		}
-		c.dict, c.trained = opt.Dict, true
+		c.dict = opt.Dict
 	}
+	c.trained = opt.Dict != nil || opt.NoDict
 	if c.trained {
 		opt.phase("compressing")
 	} else {
@@ -177,6 +181,35 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 	}
 	st.Elapsed = time.Since(start)
 	return st, err
+}
+
+// TrainDict trains the dictionary Compress would train on src, an RDB:
+// on the first TrainBytes of its T, read from src and no further; nil when
+// the blocks compress better without one.
+func TrainDict(src io.Reader, opt Options) ([]byte, error) {
+	opt = opt.withDefaults()
+	s := &headSampler{sampler: newSampler(opt), limit: opt.TrainBytes}
+	_, err := rdbio.EncodeT(s, src, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum})
+	if err != nil && !errors.Is(err, errEnough) {
+		return nil, err
+	}
+	return buildDict(s.samples(), s.tBytes, opt), nil
+}
+
+// errEnough stops TrainDict's read once it has its bytes.
+var errEnough = errors.New("format 2: enough T to train on")
+
+// headSampler is a sampler of the first limit bytes of T.
+type headSampler struct {
+	*sampler
+	limit int64
+}
+
+func (h *headSampler) Write(p []byte) (int, error) {
+	if h.tBytes >= h.limit {
+		return 0, errEnough
+	}
+	return h.sampler.Write(p)
 }
 
 // csink takes T from rdbio.EncodeT. Until the block Writer starts it holds
