@@ -259,7 +259,8 @@ func TestCompletion(t *testing.T) {
 			t.Errorf("completion %s does not hold %q", shell, want)
 		}
 	}
-	if stdout, _ := mustRun(t, "--generate-bash-completion"); !strings.Contains(stdout, "\ndecompress\n") {
+	if stdout, _ := mustRun(t, "--generate-bash-completion"); !strings.Contains(stdout, "\ndecompress\n") ||
+		!strings.Contains(stdout, "\nsplit\n") || !strings.Contains(stdout, "\nmerge\n") {
 		t.Errorf("command candidates: %q", stdout)
 	}
 	if stdout, _ := mustRun(t, "compress", small, "--le", "--generate-bash-completion"); stdout != "--level\n" {

@@ -82,7 +82,8 @@ func runMerge(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := mergeInto(c, out, paths, opt)
+	prog := newProgress(c, "merge")
+	res, err := mergeInto(c, prog, out, paths, opt)
 	if err == nil {
 		err = out.commit()
 	}
@@ -93,12 +94,14 @@ func runMerge(c *cli.Context) error {
 	if !c.Bool("quiet") {
 		printMerge(os.Stderr, displayName(outPath), res)
 	}
+	if c.Bool("verbose") {
+		fmt.Fprintf(os.Stderr, "merge: %d inputs -> %s; %s\n", len(paths), displayName(outPath), prog.timings())
+	}
 	return nil
 }
 
 // mergeInto merges the inputs into out, showing the progress of each pass.
-func mergeInto(c *cli.Context, out io.Writer, paths []string, opt splitmerge.MergeOptions) (*splitmerge.MergeResult, error) {
-	prog := newProgress(c, "merge")
+func mergeInto(c *cli.Context, prog *progress, out io.Writer, paths []string, opt splitmerge.MergeOptions) (*splitmerge.MergeResult, error) {
 	defer prog.done()
 	size := totalSize(paths)
 	opt.Phase = func(name string) { prog.rewind(); prog.phase(name, size) }

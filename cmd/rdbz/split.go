@@ -242,6 +242,9 @@ func writeParts(c *cli.Context, inPath string, in *input, plan *splitPlan, opt s
 	if !c.Bool("quiet") {
 		printSplit(os.Stderr, inPath, plan, res)
 	}
+	if c.Bool("verbose") {
+		fmt.Fprintf(os.Stderr, "split: %s -> %s...; %s\n", displayName(inPath), c.String("output"), prog.timings())
+	}
 	return nil
 }
 
@@ -303,7 +306,7 @@ func printSplit(w io.Writer, inPath string, plan *splitPlan, res *splitmerge.Spl
 	}
 	fmt.Fprintln(w)
 	for db, n := range res.Moved {
-		fmt.Fprintf(w, "  moved %d keys of db %d into db 0\n", n, db)
+		fmt.Fprintf(w, "  moved %d key%s of db %d into db 0\n", n, plural(n), db)
 	}
 	for i, p := range res.Parts {
 		fmt.Fprintf(w, "  %s: slots %s: %d keys (%d with expiry), %d bytes", plan.names[i], plan.ranges[i], p.Keys, p.Expires, p.Bytes)
@@ -312,4 +315,12 @@ func printSplit(w io.Writer, inPath string, plan *splitPlan, res *splitmerge.Spl
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// plural is "s" but for one.
+func plural(n int64) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -126,6 +126,8 @@ func TestProgressEveryCommand(t *testing.T) {
 		{"analyze", "--sample-bytes", "0", small},
 		{"train", "-o", filepath.Join(dir, "t.dict"), "--dict-size", "4096", small},
 		{"verify", small, small},
+		{"split", "--shards", "2", "--db-to-0", "-o", filepath.Join(dir, "s-"), small},
+		{"merge", "--on-duplicate", "first", "-o", filepath.Join(dir, "m.rdb"), small, small},
 	} {
 		tty, _, _, code := runOnTerminal(t, []string{"stderr"}, args...)
 		if code != 0 || !strings.Contains(tty, args[0]+": ") || !strings.Contains(tty, "%") && args[0] != "train" {

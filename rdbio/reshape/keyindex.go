@@ -57,8 +57,16 @@ var keyRecCodec = extsort.Codec[keyRec]{Size: 32,
 		return keyRec{le.Uint64(b[0:]), le.Uint64(b[8:]), le.Uint64(b[16:]), le.Uint64(b[24:])}
 	}}
 
+// compareKeyRecs orders by hash, then input order (spelled out: cmp.Or
+// evaluates every comparison, and this one runs n log n times).
 func compareKeyRecs(a, b keyRec) int {
-	return cmp.Or(cmp.Compare(a.h0, b.h0), cmp.Compare(a.h1, b.h1), cmp.Compare(a.id, b.id))
+	switch {
+	case a.h0 != b.h0:
+		return cmp.Compare(a.h0, b.h0)
+	case a.h1 != b.h1:
+		return cmp.Compare(a.h1, b.h1)
+	}
+	return cmp.Compare(a.id, b.id)
 }
 
 func newKeyIndex() *keyIndex {
