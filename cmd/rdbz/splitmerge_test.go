@@ -187,8 +187,8 @@ func TestMergePoliciesInRedis(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "m.rdb")
 	_, stderr, code := run(t, nil, "merge", a, b, "-o", out)
-	want := fmt.Sprintf("duplicate key %q in db 0: %s (offset ", first, a)
-	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, ") and "+b+" (offset ") {
+	want := fmt.Sprintf("duplicate key %q in db 0: %s (input 1, offset ", first, a)
+	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, ") and "+b+" (input 2, offset ") {
 		t.Fatalf("error policy: exit %d: %s (want %s)", code, stderr, want)
 	}
 	if _, err := os.Stat(out); err == nil {

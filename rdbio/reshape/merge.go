@@ -266,8 +266,8 @@ func (m *merger) duplicateError(prev, cur keyRec) error {
 	if err != nil {
 		return err
 	}
-	return fmt.Errorf("%w %s in db %d: %s (offset %d) and %s (offset %d) both hold it (--on-duplicate first or last keeps one)",
-		ErrDuplicate, rdbio.QuoteKey(key, quoteMax), cur.meta>>1, m.inputs[pin].Name, poff, m.inputs[in].Name, off)
+	return fmt.Errorf("%w %s in db %d: %s (input %d, offset %d) and %s (input %d, offset %d) both hold it (--on-duplicate first or last keeps one)",
+		ErrDuplicate, rdbio.QuoteKey(key, quoteMax), cur.meta>>1, m.inputs[pin].Name, pin+1, poff, m.inputs[in].Name, in+1, off)
 }
 
 var u64Codec = extsort.Codec[uint64]{Size: 8,

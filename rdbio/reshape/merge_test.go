@@ -70,8 +70,8 @@ func TestMergePolicies(t *testing.T) {
 	b := dump(t, "REDIS0011", "7.2.4", "d=2", "c=2", "b=2", "|", "x=2", "y=2")
 	c := dump(t, "REDIS0010", "7.0.15", "b=3", "e=3")
 	_, _, err := mergeBytes(t, MergeOptions{}, a, b, c)
-	if !errors.Is(err, ErrDuplicate) || !strings.Contains(err.Error(), `duplicate key "c" in db 0: in1.rdb (offset `) ||
-		!strings.Contains(err.Error(), ") and in2.rdb (offset ") {
+	if !errors.Is(err, ErrDuplicate) || !strings.Contains(err.Error(), `duplicate key "c" in db 0: in1.rdb (input 1, offset `) ||
+		!strings.Contains(err.Error(), ") and in2.rdb (input 2, offset ") {
 		t.Fatalf("error policy: %v", err)
 	}
 	for _, tc := range []struct {
