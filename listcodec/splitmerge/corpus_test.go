@@ -347,3 +347,32 @@ func decompressFile(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestMergeForTarget: --target converts each input first: a redis 7.0
+// dump merged with itself for redis-6.2 is an RDB 9 file that redis 6.2
+// loads with every key once, and the conversion is reported.
+func TestMergeForTarget(t *testing.T) {
+	bin := rdbiotest.ServerBinary(t, "redis-server-6.2.16")
+	const small = "../../testdata/small.rdb"
+	src := []Source{fileSource(small), fileSource(small)}
+	var out bytes.Buffer
+	res, err := Merge(context.Background(), src, &out, MergeOptions{Target: "redis-6.2",
+		MergeOptions: reshape.MergeOptions{OnDuplicate: reshape.KeepLast}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Magic != "REDIS0009" || res.Keys != 12 || res.Converted[0] == nil || res.Converted[1].Keys != 12 {
+		t.Fatalf("result %+v", res.MergeReport)
+	}
+	path := filepath.Join(t.TempDir(), "m.rdb")
+	if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := rdbiotest.Judge(t, bin, path)
+	if err != nil || !strings.Contains(l.Summary, "keys 12\n") {
+		t.Fatalf("redis 6.2: %v\n%v", err, l)
+	}
+	if _, err := Merge(context.Background(), src, io.Discard, MergeOptions{Target: "redis-6.2"}); !errors.Is(err, reshape.ErrDuplicate) {
+		t.Fatalf("duplicates after conversion: %v", err)
+	}
+}

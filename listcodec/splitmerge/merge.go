@@ -60,7 +60,7 @@ func Merge(ctx context.Context, srcs []Source, dst io.Writer, opt MergeOptions) 
 // converted is the input converted for opt.Target, through a pipe; rep
 // gets the report of the last conversion.
 func converted(ctx context.Context, in reshape.Input, opt MergeOptions, rep **convert.Report) reshape.Input {
-	copt := convert.Options{Options: opt.Options, Target: opt.Target, Now: opt.Now}
+	copt := convert.Options{Options: decodeOptions(opt.Options), Target: opt.Target, Now: opt.Now}
 	open := in.Open
 	in.Open = func() (io.ReadCloser, error) {
 		src, err := open()
@@ -78,15 +78,21 @@ func converted(ctx context.Context, in reshape.Input, opt MergeOptions, rep **co
 			}
 			pw.CloseWithError(err)
 		}()
-		return readCloser{pr, closeFunc(func() error {
-			pr.CloseWithError(errors.Join(context.Canceled, io.ErrClosedPipe))
-			<-done
-			return src.Close()
-		})}, nil
+		return &conversion{PipeReader: pr, done: done, src: src}, nil
 	}
 	return in
 }
 
-type closeFunc func() error
+// conversion is an input being converted: closing it stops the
+// conversion, then closes the input.
+type conversion struct {
+	*io.PipeReader
+	done chan struct{}
+	src  io.Closer
+}
 
-func (f closeFunc) Close() error { return f() }
+func (c *conversion) Close() error {
+	c.PipeReader.CloseWithError(errors.Join(context.Canceled, io.ErrClosedPipe))
+	<-c.done
+	return c.src.Close()
+}

@@ -120,43 +120,43 @@ var errReadTwice = errors.New("a stream can be read only once")
 // rdb opens the RDB the source holds, through listcodec.Original for an
 // rdbz file.
 func (o *opened) rdb(ctx context.Context, ro rdbio.Options) (io.ReadCloser, error) {
-	var r io.Reader
-	var cl io.Closer
-	if o.once != nil {
-		r, o.once = o.once, nil
-	} else if o.src.Once {
+	var f io.ReadCloser
+	switch {
+	case o.once != nil:
+		f, o.once = io.NopCloser(o.once), nil
+	case o.src.Once:
 		return nil, errReadTwice
-	} else {
-		f, err := o.src.Open()
-		if err != nil {
+	default:
+		var err error
+		if f, err = o.src.Open(); err != nil {
 			return nil, err
 		}
-		r, cl = f, f
 	}
 	if o.kind == Plain {
-		return readCloser{r, closeAll{cl}}, nil
+		return f, nil
 	}
-	orig := listcodec.Original(ctx, r, listcodec.DecompressOptions{Flow: listcodec.Flow{Options: ro}})
-	return readCloser{orig, closeAll{orig, cl}}, nil
+	orig := listcodec.Original(ctx, f, listcodec.DecompressOptions{Flow: listcodec.Flow{Options: decodeOptions(ro)}})
+	return decoded{orig, f}, nil
 }
 
-type readCloser struct {
-	io.Reader
-	io.Closer
+// decodeOptions are the options of the stages before reshape (decoding an
+// rdbz file, converting): how to read, not which records to keep, which
+// reshape's own Reader decides once.
+func decodeOptions(ro rdbio.Options) rdbio.Options {
+	return rdbio.Options{Cap: ro.Cap, IgnoreChecksum: ro.IgnoreChecksum}
 }
 
-// closeAll closes each (nil ones left out), returning the first error.
-type closeAll []io.Closer
+// decoded is the RDB an rdbz file holds: closing it stops the decoding,
+// then closes the file.
+type decoded struct {
+	io.ReadCloser
+	file io.Closer
+}
 
-func (cs closeAll) Close() error {
-	var first error
-	for _, c := range cs {
-		if c == nil {
-			continue
-		}
-		if err := c.Close(); err != nil && first == nil {
-			first = err
-		}
+func (d decoded) Close() error {
+	err := d.ReadCloser.Close()
+	if ferr := d.file.Close(); err == nil {
+		err = ferr
 	}
-	return first
+	return err
 }

@@ -1,6 +1,7 @@
 package reshape
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -97,4 +98,45 @@ func (g *gate) copyValue(r *rdbio.Reader, out io.Writer) error {
 	}
 	g.skipTo(r.Offset())
 	return err
+}
+
+// router says where records go: deliver the bytes of a record whose
+// destination is d, key writes a key with its value (or leaves them out),
+// other gives the destination of any other record.
+type router interface {
+	deliver(d dest) func([]byte) error
+	key(rec *rdbio.Record) error
+	other(rec *rdbio.Record) (dest, error)
+}
+
+// route reads the records of r up to its EOF and hands each to rt. A
+// record's bytes go where rt said once the next record starts (they are
+// complete then); a key's prefix records (toPrefix) wait for the key.
+func route(ctx context.Context, r *rdbio.Reader, g *gate, rt router) error {
+	pending := toNone
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := r.Next()
+		if err != nil {
+			return unwalkable(err)
+		}
+		if pending != toPrefix {
+			if err := g.pass(rec.Offset, rt.deliver(pending)); err != nil {
+				return err
+			}
+		}
+		switch rec.Kind {
+		case rdbio.KindEOF:
+			return nil
+		case rdbio.KindKey:
+			pending, err = toNone, rt.key(rec)
+		default:
+			pending, err = rt.other(rec)
+		}
+		if err != nil {
+			return err
+		}
+	}
 }

@@ -111,7 +111,7 @@ type merger struct {
 	w       *rdbio.Writer
 	g       *gate
 	r       *rdbio.Reader
-	pending dest
+	cur     int   // the input being written
 	db      int64 // the output's selected db; -1 before the first
 	written map[string]bool
 	once    map[[sha256.Size]byte]bool

@@ -64,32 +64,8 @@ func (m *merger) writeInput(i int, in Input) error {
 	if m.g, err = newGate(m.r, m.opt.Options); err != nil {
 		return err
 	}
-	m.pending = toNone
-	for {
-		if err := m.ctx.Err(); err != nil {
-			return err
-		}
-		rec, err := m.r.Next()
-		if err != nil {
-			return unwalkable(err)
-		}
-		if m.pending != toPrefix {
-			if err := m.g.pass(rec.Offset, m.deliver(m.pending)); err != nil {
-				return err
-			}
-		}
-		switch rec.Kind {
-		case rdbio.KindEOF:
-			return nil
-		case rdbio.KindKey:
-			err = m.key(i, rec)
-		default:
-			m.pending, err = m.other(rec)
-		}
-		if err != nil {
-			return err
-		}
-	}
+	m.cur = i
+	return route(m.ctx, m.r, m.g, m)
 }
 
 // The destinations of merge's records besides toNone and toPrefix.
@@ -172,9 +148,8 @@ func (m *merger) function(rec *rdbio.Record) dest {
 
 // key writes a key with its prefix records and value, or leaves it out
 // when the policy keeps another input's.
-func (m *merger) key(i int, rec *rdbio.Record) error {
-	m.pending = toNone
-	if id := makeID(i, rec.Offset); m.drops.more && m.drops.next == id {
+func (m *merger) key(rec *rdbio.Record) error {
+	if id := makeID(m.cur, rec.Offset); m.drops.more && m.drops.next == id {
 		if err := m.drops.advance(); err != nil {
 			return err
 		}

@@ -101,7 +101,6 @@ type splitter struct {
 	parts   []*part
 	r       *rdbio.Reader
 	g       *gate
-	pending dest // where the held bytes before the current record go
 	dups    *keyIndex
 }
 
@@ -191,7 +190,6 @@ func (s *splitter) split(dst []io.Writer) error {
 		s.dups = newKeyIndex()
 		defer s.dups.close()
 	}
-	s.pending = toNone
 	if s.g, err = newGate(s.r, s.opt.Options); err != nil {
 		return err
 	}
@@ -224,33 +222,12 @@ func (s *splitter) closeQueues() {
 	}
 }
 
-// records routes every record of the input.
+// records routes every record of the input, then ends the parts.
 func (s *splitter) records() error {
-	for {
-		if err := s.ctx.Err(); err != nil {
-			return err
-		}
-		rec, err := s.r.Next()
-		if err != nil {
-			return unwalkable(err)
-		}
-		if s.pending != toPrefix {
-			if err := s.g.pass(rec.Offset, s.deliver(s.pending)); err != nil {
-				return err
-			}
-		}
-		switch rec.Kind {
-		case rdbio.KindEOF:
-			return s.end()
-		case rdbio.KindKey:
-			err = s.key(rec)
-		default:
-			s.pending, err = s.other(rec)
-		}
-		if err != nil {
-			return err
-		}
+	if err := route(s.ctx, s.r, s.g, s); err != nil {
+		return err
 	}
+	return s.end()
 }
 
 // deliver is where the bytes of a record whose destination is d go.
@@ -330,7 +307,6 @@ func (s *splitter) key(rec *rdbio.Record) error {
 	if rec.Expire >= 0 {
 		pr.Expires++
 	}
-	s.pending = toNone
 	return s.g.copyValue(s.r, s.parts[p].w)
 }
 
