@@ -25,7 +25,7 @@ func splitCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "(required) the parts' names start with `PREFIX` (a folder ends with /)"},
 			&cli.StringFlag{Name: "nodes", Usage: "one part per master of `FILE`: CLUSTER NODES output, or a node's nodes.conf"},
-			&cli.StringSliceFlag{Name: "slots", Usage: "one part per flag, holding the slots `A-B[,C-D]...`"},
+			&cli.GenericFlag{Name: "slots", Value: &repeated{}, Usage: "one part per flag, holding the slots `A-B[,C-D]...`"},
 			&cli.IntFlag{Name: "shards", Usage: "`N` parts of even slot ranges, as redis-cli --cluster create makes them",
 				Action: inRange("shards", 1, cluster.Slots)},
 			&cli.BoolFlag{Name: "db-to-0", Usage: "move the keys of every db into db 0 (a cluster has db 0 only)"},
@@ -38,6 +38,13 @@ func splitCommand() *cli.Command {
 		Action: runSplit,
 	}
 }
+
+// repeated is a flag given several times, each value whole (a
+// StringSliceFlag would cut "0-100,200-300" at its comma).
+type repeated []string
+
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
+func (r *repeated) String() string     { return strings.Join(*r, " ") }
 
 // splitPlan is what the flags ask of split: the parts' slots and names.
 type splitPlan struct {
@@ -153,7 +160,7 @@ func planSplit(c *cli.Context) (*splitPlan, error) {
 	case c.IsSet("nodes"):
 		err = plan.fromNodes(c.String("nodes"), prefix)
 	case c.IsSet("slots"):
-		err = plan.fromSlots(c.StringSlice("slots"), prefix)
+		err = plan.fromSlots(*c.Generic("slots").(*repeated), prefix)
 	default:
 		plan.ranges, err = cluster.Even(c.Int("shards"))
 		plan.numbered(prefix)

@@ -74,11 +74,11 @@ func TestSplitAllOrNone(t *testing.T) {
 	if len(parts) != 3 {
 		t.Fatalf("parts %v", parts)
 	}
-	if _, stderr := mustRun(t, "split", "-q", small, "-o", filepath.Join(dir, "sub")+"/", "--slots", "0-100", "--slots", "101-16383", "--db-to-0"); stderr != "" {
+	if _, stderr := mustRun(t, "split", "-q", small, "-o", filepath.Join(dir, "sub")+"/", "--slots", "0-100,200-16383", "--slots", "101-199", "--db-to-0"); stderr != "" {
 		t.Fatalf("-q: %q", stderr)
 	}
 	if sub, _ := filepath.Glob(filepath.Join(dir, "sub", "*")); len(sub) != 2 || filepath.Base(sub[0]) != "0.rdb" {
-		t.Fatalf("into a folder: %v", sub)
+		t.Fatalf("into a folder, two parts of --slots: %v", sub)
 	}
 }
 
@@ -239,4 +239,31 @@ func judgeLines(t *testing.T, path string) map[string]string {
 		m[f[0]+" "+f[1]] = l
 	}
 	return m
+}
+
+// TestSplitNodesNames: --nodes names each part by its master's node id;
+// replicas and the resharding markers make no part; a listing that does
+// not parse is a failure (exit 1), naming its line.
+func TestSplitNodesNames(t *testing.T) {
+	dir := t.TempDir()
+	nodes := filepath.Join(dir, "nodes.conf")
+	ids := []string{"e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca", "67ed2db8d677e59ec4a4cefb06858cf2a1a89fa1"}
+	conf := ids[0] + " 127.0.0.1:30001@31001 myself,master - 0 0 1 connected 0-8000 [8001->-" + ids[1] + "]\n" +
+		ids[1] + " 127.0.0.1:30002@31002 master - 0 1426238316232 2 connected 8001-16383\n" +
+		"6ec23923021cf3ffec47632106199cb7f496ce01 127.0.0.1:30005@31005 slave " + ids[1] + " 0 1426238316232 5 connected\n" +
+		"vars currentEpoch 7 lastVoteEpoch 0\n"
+	os.WriteFile(nodes, []byte(conf), 0o644)
+	mustRun(t, "split", small, "--db-to-0", "--nodes", nodes, "-o", filepath.Join(dir, "node-"))
+	for _, id := range ids {
+		if _, err := os.Stat(filepath.Join(dir, "node-"+id+".rdb")); err != nil {
+			t.Error(err)
+		}
+	}
+	if parts, _ := filepath.Glob(filepath.Join(dir, "node-*")); len(parts) != 2 {
+		t.Errorf("parts %v", parts)
+	}
+	os.WriteFile(nodes, []byte("x y z\n"), 0o644)
+	if _, stderr, code := run(t, nil, "split", small, "--nodes", nodes, "-o", filepath.Join(dir, "bad-")); code != 1 || !strings.Contains(stderr, "nodes line 1") {
+		t.Errorf("bad listing: exit %d: %s", code, stderr)
+	}
 }
