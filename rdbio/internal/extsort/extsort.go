@@ -59,6 +59,11 @@ func New[T any](codec Codec[T], cmp func(a, b T) int, maxBytes int, dir string) 
 
 // Add adds a record.
 func (s *Sorter[T]) Add(v T) error {
+	if s.buf == nil {
+		// Its whole size at once: growing by append would copy it and
+		// leave the copies to the collector. Pages are touched as filled.
+		s.buf = make([]T, 0, s.max)
+	}
 	if len(s.buf) >= s.max {
 		if err := s.flush(); err != nil {
 			return err
