@@ -185,9 +185,13 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 
 // TrainDict trains the dictionary Compress would train on src, an RDB:
 // on the first TrainBytes of its T, read from src and no further; nil when
-// the blocks compress better without one.
+// the blocks compress better without one (judged at opt.Level, or
+// DefaultLevel).
 func TrainDict(src io.Reader, opt Options) ([]byte, error) {
 	opt = opt.withDefaults()
+	if opt.Level == 0 {
+		opt.Level = DefaultLevel // the gate compresses at it (Compress picks its own later)
+	}
 	s := &headSampler{sampler: newSampler(opt), limit: opt.TrainBytes}
 	_, err := rdbio.EncodeT(s, src, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum})
 	if err != nil && !errors.Is(err, errEnough) {
