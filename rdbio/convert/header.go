@@ -43,7 +43,7 @@ var ErrMerge = errors.New("cannot share one RDB version")
 func MergedHeader(hs []rdbio.Header, dfly []bool) (rdbio.Header, error) {
 	out := hs[0]
 	for i, h := range hs {
-		if dfly[i] != dfly[0] || (dfly[i] && h != hs[0]) {
+		if dfly[i] != dfly[0] || (dfly[i] && h.Magic != hs[0].Magic) {
 			return out, fmt.Errorf("%w: input %d (%s%s) and input 1 (%s%s): convert them for one target (--target)",
 				ErrMerge, i+1, h.Magic, dragonflyNote(dfly[i]), hs[0].Magic, dragonflyNote(dfly[0]))
 		}
