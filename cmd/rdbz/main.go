@@ -84,6 +84,7 @@ func newApp() *cli.App {
 			compressCommand(),
 			decompressCommand(),
 			convertCommand(),
+			exportCommand(),
 			analyzeCommand(),
 			trainCommand(),
 			verifyCommand(),
