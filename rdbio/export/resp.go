@@ -256,10 +256,7 @@ func (p *plain) element(e *rdbio.Elem, last bool, before ...[]byte) error {
 	switch {
 	case p.big && p.k.family == "hash": // the field streamed: the value follows in its command
 		if e.Pos == 0 {
-			p.buf = appendBulkHead(p.buf[:0], e.Len)
-			if _, err := p.w.Write(p.buf); err != nil {
-				return err
-			}
+			p.buf = appendBulkHead(p.buf[:0], e.Len) // stream writes it first
 		}
 		if err := p.stream(e, last); err != nil || !last {
 			return err
