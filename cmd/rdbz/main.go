@@ -85,6 +85,7 @@ func newApp() *cli.App {
 			decompressCommand(),
 			convertCommand(),
 			exportCommand(),
+			getCommand(),
 			analyzeCommand(),
 			trainCommand(),
 			verifyCommand(),
