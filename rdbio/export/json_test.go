@@ -156,4 +156,3 @@ func parseJSON(t *testing.T, b []byte, format Format) []jsonKey {
 	}
 	return keys
 }
-
