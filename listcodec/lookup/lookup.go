@@ -9,8 +9,9 @@
 // A block's bytes are T from a record boundary on: to read them, a Reader
 // is given the file's magic (from block 0, whose records before the first
 // key also tell a Dragonfly file), a SELECTDB of the db asked for, then the
-// block's T from its first record, turned back into RDB records by
-// rdbio.DecodeTRecords. A SELECTDB inside the block says which db the
+// block's T from its first record, turned back into the source's records
+// byte for byte by rdbio.DecodeTRecords (so a RESTORE payload is the one
+// the source file gives). A SELECTDB inside the block says which db the
 // records after it belong to; the records before it are taken to be in the
 // db asked for when each of their keys passes the filter of its block with
 // that db (a key of another db passes with a probability of 2^-P per key,
@@ -118,7 +119,7 @@ func (f *File) prepare() error {
 	}
 	f.hdr = r.Header()
 	src := &tSource{f: f, i: 0, end: 1}
-	err = rdbio.DecodeTRecords(io.Discard, src, rdbio.TargetRaw, f.opt, func(r *rdbio.Reader, rec *rdbio.Record) bool {
+	err = rdbio.DecodeTRecords(io.Discard, src, rdbio.TargetOriginal, f.opt, func(r *rdbio.Reader, rec *rdbio.Record) bool {
 		f.dfly = r.Dragonfly()
 		return rec.Kind == rdbio.KindKey
 	})
@@ -285,7 +286,7 @@ func (f *File) records(from int, end int64, db uint64, fn func(*rdbio.Reader, *r
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		err := rdbio.DecodeTRecords(pw, src, rdbio.TargetRaw, f.opt, func(_ *rdbio.Reader, rec *rdbio.Record) bool {
+		err := rdbio.DecodeTRecords(pw, src, rdbio.TargetOriginal, f.opt, func(_ *rdbio.Reader, rec *rdbio.Record) bool {
 			return rec.Offset >= limit
 		})
 		if err == nil {
