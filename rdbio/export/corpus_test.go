@@ -20,21 +20,25 @@ var plainDiffers = map[string]struct{ key, why string }{
 	"redis-replicator__dump-stream.rdb": {`"trim"`, "the stream claims a length of 130 for its 128 entries; XADD counts what it adds"},
 }
 
-// exportable lists the corpus files that redis-server loads, small ones
-// only unless RDBZ_LONG=1.
+// exportable lists the corpus files that redis-server loads: by default
+// those of at most 512 KiB and the generated ones with every type and list
+// layout; with RDBZ_LONG=1 all of them.
 func exportable(t *testing.T) []rdbiotest.File {
 	var out []rdbiotest.File
 	for _, f := range rdbiotest.Files(t) {
 		if !f.RedisLoads() || f.CorruptByDesign() {
 			continue
 		}
-		if n, _ := strconv.ParseInt(f.Fields["bytes"], 10, 64); n > rdbiotest.MediumBytes && !rdbiotest.Long() {
-			continue
+		n, _ := strconv.ParseInt(f.Fields["bytes"], 10, 64)
+		if n <= 512<<10 || alwaysExported[f.Name] || rdbiotest.Long() {
+			out = append(out, f)
 		}
-		out = append(out, f)
 	}
 	return out
 }
+
+// alwaysExported are the larger corpus files the default tests export.
+var alwaysExported = map[string]bool{"mixed-all-types.rdb": true, "lists-plain-nodes.rdb": true, "lists-logs.rdb": true}
 
 // exportTo returns the Import writer of path exported with opt.
 func exportTo(t *testing.T, path string, opt Options) func(io.Writer) error {
