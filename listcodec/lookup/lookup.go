@@ -113,13 +113,13 @@ func (f *File) prepare() error {
 	if err != nil {
 		return err
 	}
-	r, err := rdbio.NewReader(bytes.NewReader(b0), f.opt)
+	r, err := rdbio.NewReader(bytes.NewReader(b0), rdbio.Options{Cap: f.opt.Cap})
 	if err != nil {
 		return err
 	}
 	f.hdr = r.Header()
 	src := &tSource{f: f, i: 0, end: 1}
-	err = rdbio.DecodeTRecords(io.Discard, src, rdbio.TargetOriginal, f.opt, func(r *rdbio.Reader, rec *rdbio.Record) bool {
+	err = rdbio.DecodeTRecords(io.Discard, src, rdbio.TargetOriginal, rdbio.Options{Cap: f.opt.Cap}, func(r *rdbio.Reader, rec *rdbio.Record) bool {
 		f.dfly = r.Dragonfly()
 		return rec.Kind == rdbio.KindKey
 	})
@@ -286,7 +286,9 @@ func (f *File) records(from int, end int64, db uint64, fn func(*rdbio.Reader, *r
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		err := rdbio.DecodeTRecords(pw, src, rdbio.TargetOriginal, f.opt, func(_ *rdbio.Reader, rec *rdbio.Record) bool {
+		// The T side reads every record: f.opt's choices apply to the Reader
+		// of the RDB.
+		err := rdbio.DecodeTRecords(pw, src, rdbio.TargetOriginal, rdbio.Options{Cap: f.opt.Cap}, func(_ *rdbio.Reader, rec *rdbio.Record) bool {
 			return rec.Offset >= limit
 		})
 		if err == nil {
