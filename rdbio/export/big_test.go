@@ -47,16 +47,19 @@ func tight(opt Options) Options {
 }
 
 // TestExportBigValues exports values over the cap and over the command
-// bounds — streamed in pieces, each string held at most to the cap — and
-// the server fed the commands holds what loading the file gives.
+// bounds — streamed in pieces, each string held at most to the cap; RESTORE
+// payloads over the cap through a temporary file — and the server fed the
+// commands holds what loading the file gives.
 func TestExportBigValues(t *testing.T) {
 	path := bigFile(t)
 	want, err := rdbiotest.JudgeImport(t, "", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := rdbiotest.Import(t, "", exportTo(t, path, tight(Options{})))
-	sameLoaded(t, want, got, "")
+	for _, restore := range []bool{false, true} { // RESTORE payloads over the cap spill to a file
+		got := rdbiotest.Import(t, "", exportTo(t, path, tight(Options{Restore: restore})))
+		sameLoaded(t, want, got, "")
+	}
 
 	for _, esc := range []JSONEscape{Auto, UTF8String, Base64Obj} {
 		var out bytes.Buffer
