@@ -199,10 +199,11 @@ func (w *Writer) Key(r *rdbio.Reader, rec *rdbio.Record) error {
 	} else {
 		err = w.wk.value(r.Value(), k)
 	}
-	if err != nil {
+	var re *rdbio.Error
+	if err != nil && !errors.As(err, &re) { // rdbio's errors name the offset and key
 		return fmt.Errorf("offset %d, key %s: %w", rec.Offset, rdbio.QuoteKey(rec.Key, 64), err)
 	}
-	return nil
+	return err
 }
 
 // Function writes a function library (a KindFunction record).
