@@ -2,7 +2,6 @@ package lookup
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -66,23 +65,15 @@ func keysOf(t *testing.T, path string) []keyOf {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := rdbio.NewReader(f, rdbio.Options{})
+	var out []keyOf
+	err = rdbio.ForEachKey(f, rdbio.Options{}, func(_ *rdbio.Reader, rec *rdbio.Record) error {
+		out = append(out, keyOf{rec.DB, string(rec.Key)})
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []keyOf
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec.Kind == rdbio.KindKey {
-			out = append(out, keyOf{rec.DB, string(rec.Key)})
-		}
-	}
+	return out
 }
 
 // scanned is the key rendered by export.Scan of the RDB path.

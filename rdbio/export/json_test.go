@@ -31,31 +31,20 @@ func counted(t *testing.T, path string) []int64 {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := rdbio.NewReader(f, rdbio.Options{})
+	var out []int64
+	err = rdbio.ForEachKey(f, rdbio.Options{}, func(r *rdbio.Reader, _ *rdbio.Record) error {
+		info, err := r.Value().Count(nil)
+		n := info.Elements
+		if !info.Known {
+			n = -1
+		}
+		out = append(out, n)
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []int64
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec.Kind == rdbio.KindKey {
-			info, err := r.Value().Count(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := info.Elements
-			if !info.Known {
-				n = -1
-			}
-			out = append(out, n)
-		}
-	}
+	return out
 }
 
 // elements counts the elements of a key object's value as analyze does:
