@@ -55,6 +55,10 @@ type Limits struct {
 // nothing measurable.
 var DefaultLimits = Limits{Args: 1000, Bytes: 1 << 20}
 
+// maxHeldPayload is the most of a RESTORE payload held in memory: the rest
+// goes through a temporary file.
+const maxHeldPayload = 4 << 20
+
 // Options configure a Writer and Export.
 type Options struct {
 	// Read configures the Reader of the input (its cap bounds every string
@@ -176,7 +180,7 @@ func NewWriter(w io.Writer, h rdbio.Header, opt Options) (*Writer, error) {
 		p := newPlain(wr.bw, opt.Limits, feat, &wr.rep)
 		wr.rd = p
 		if opt.Restore {
-			wr.dump = &restorer{plain: p, version: h.Version, limit: opt.Read.Cap}
+			wr.dump = &restorer{plain: p, version: h.Version, limit: min(opt.Read.Cap, maxHeldPayload)}
 		}
 	case JSON, JSONL:
 		wr.rd = newJSON(wr.bw, opt.Format == JSONL, opt.Escape, &wr.rep)

@@ -27,13 +27,13 @@ func AppendDumpFooter(payload []byte, version int) []byte {
 type restorer struct {
 	plain   *plain // SELECT, and the output
 	version int    // of the payloads: the RDB's
-	limit   int    // the payload held in memory at most (the cap)
+	limit   int    // the payload held in memory at most (the cap, at most maxHeldPayload)
 	buf     spill
 	num     []byte
 }
 
 // key writes RESTORE key ttl payload REPLACE ABSTTL [IDLETIME s | FREQ n]:
-// the value copied as stored, in memory within the cap and in a temporary
+// the value copied as stored, in memory up to d.limit and in a temporary
 // file beyond it.
 func (d *restorer) key(v rdbio.Value, k *keyInfo) error {
 	rec := k.rec
