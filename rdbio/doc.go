@@ -21,7 +21,8 @@
 // The handle copies the value elsewhere (Copy), walks and describes it
 // (Count: its element count, read from the structure — collection lengths,
 // blob headers, stream lengths — never by decoding the elements), reports
-// its parts (Visit), reads a hash's fields with their expiry
+// its parts (Visit), reads it whole for an exporter (Decode: every string
+// with its bytes, in pieces over the cap), reads a hash's fields with their expiry
 // (ExpiringFields), copies a stream as an older stream type (CopyStreamAs),
 // or walks a list value of types 10, 14 and 18 node by node (Nodes), so
 // that one node string can be re-encoded without touching anything else. A

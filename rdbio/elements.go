@@ -23,6 +23,9 @@ const (
 	ElemGroupID                        // an ID of the group's PEL: ID
 	ElemConsumer                       // a consumer of the group: Len (of its name)
 	ElemConsumerID                     // an ID of the consumer's PEL: ID
+	// ElemStreamMeta is a stream's length and IDs (Meta), after its
+	// listpacks and before its groups: Value.Decode only.
+	ElemStreamMeta
 )
 
 // ShortString is the longest string Value.Visit hands over with its bytes:
@@ -47,6 +50,26 @@ type Elem struct {
 	Blob  blob.Kind
 	ID    [16]byte
 	Count uint64
+
+	// The fields below are set by Value.Decode only.
+
+	// Pos is where Data starts in the string: a string over the cap comes
+	// in pieces, each an ElemString with the same Len and a rising Pos, the
+	// last one ending at Len; any other string is one piece at Pos 0.
+	Pos uint64
+	// Name is a stream group's or consumer's name.
+	Name []byte
+	// Time is the delivery time of a group's PEL entry (Count its delivery
+	// count) or a consumer's seen time, in Unix ms.
+	Time int64
+	// Active is a consumer's active time (Unix ms), -1 where the stream
+	// type stores none.
+	Active int64
+	// LastID and Read are a group's last delivered ID and entries read
+	// (-1 where unknown or not stored).
+	LastID StreamID
+	Read   int64
+	Meta   StreamMeta
 }
 
 // visitValue reads the pending value for Value.Visit.
@@ -86,6 +109,7 @@ type visitor struct {
 	r     *Reader
 	fn    func(*Elem) error
 	check bool
+	whole bool // Value.Decode: every string and blob whole (decode.go)
 	e     Elem
 }
 
@@ -118,6 +142,8 @@ func (v *visitor) value(t Type) (ValueInfo, error) {
 		return v.blob(blob.Listpack, 2)
 	case TypeSetListpack:
 		return v.blob(blob.Listpack, 1)
+	case TypeListQuicklist, TypeListQuicklist2:
+		return v.list(t == TypeListQuicklist2)
 	}
 	return v.stream(streamVersion(t))
 }
@@ -135,6 +161,9 @@ func (v *visitor) str() error {
 	h, err := r.valueStrHeader()
 	if err != nil {
 		return err
+	}
+	if v.whole {
+		return v.wholeString(h)
 	}
 	v.e = Elem{Len: h.ulen}
 	switch {
@@ -207,6 +236,9 @@ func (v *visitor) blob(kind blob.Kind, per int64) (ValueInfo, error) {
 	h, err := r.valueStrHeader()
 	if err != nil {
 		return ValueInfo{}, err
+	}
+	if v.whole {
+		return v.wholeBlob(kind, per, h)
 	}
 	v.e = Elem{Blob: kind, Len: h.ulen}
 	limit := uint64(r.opt.Cap)

@@ -276,7 +276,27 @@ func ForEachNode(src io.Reader, opt Options, fn func(key []byte, n *Node) (bool,
 // ForEachAux calls fn with the name and value of each AUX record until fn
 // returns false or the stream ends.
 func ForEachAux(src io.Reader, fn func(name, value []byte) bool) error {
-	r, err := NewReader(src, Options{})
+	return eachRecord(src, Options{}, func(_ *Reader, rec *Record) (bool, error) {
+		return rec.Kind == KindAux && !fn(rec.Name, rec.Value), nil
+	})
+}
+
+// ForEachKey calls fn with each key record of an RDB stream and the
+// Reader that holds its value (read it through r.Value(), or leave it to
+// be skipped) until fn returns an error or the stream ends.
+func ForEachKey(src io.Reader, opt Options, fn func(r *Reader, rec *Record) error) error {
+	return eachRecord(src, opt, func(r *Reader, rec *Record) (bool, error) {
+		if rec.Kind != KindKey {
+			return false, nil
+		}
+		return false, fn(r, rec)
+	})
+}
+
+// eachRecord calls fn with each record of an RDB stream until fn stops it
+// (true, or an error) or the stream ends.
+func eachRecord(src io.Reader, opt Options, fn func(*Reader, *Record) (bool, error)) error {
+	r, err := NewReader(src, opt)
 	if err != nil {
 		return err
 	}
@@ -288,8 +308,8 @@ func ForEachAux(src io.Reader, fn func(name, value []byte) bool) error {
 		if err != nil {
 			return err
 		}
-		if rec.Kind == KindAux && !fn(rec.Name, rec.Value) {
-			return nil
+		if stop, err := fn(r, rec); stop || err != nil {
+			return err
 		}
 	}
 }

@@ -98,7 +98,7 @@ func (r *Reader) readOpcode(op byte) (Kind, error) {
 		rec.Value = code
 		return KindFunction, err
 	case OpFunctionPre:
-		return KindFunction, r.skipFunctionPreGA()
+		return KindFunction, r.readFunctionPreGA()
 	case OpSlotInfo:
 		return KindSlotInfo, r.readSlotInfo()
 	case 243:
@@ -144,12 +144,22 @@ func (r *Reader) readVendor(op byte) (Kind, error) {
 	return KindVendor, err
 }
 
-// skipFunctionPreGA walks Redis 7.0-rc's FUNCTION record: name, engine,
-// a has-description flag, the description when set, and the code.
-func (r *Reader) skipFunctionPreGA() error {
-	if err := skipN(2, r.skipString); err != nil { // name, engine
+// readFunctionPreGA reads Redis 7.0-rc's FUNCTION record: name, engine,
+// a has-description flag, the description when set, and the code. Its
+// Value is the library as redis 7.0 loads it: "#!ENGINE name=NAME", a
+// newline, then the code (the description is dropped).
+func (r *Reader) readFunctionPreGA() error {
+	rec := &r.rec
+	name, err := r.readString(rec.Name[:0])
+	if err != nil {
 		return err
 	}
+	rec.Name = name
+	engine, err := r.readString(r.scratch[:0])
+	if err != nil {
+		return err
+	}
+	head := append(append(append(append([]byte("#!"), engine...), " name="...), name...), '\n')
 	hasDesc, err := r.readLen()
 	if err != nil {
 		return err
@@ -162,7 +172,12 @@ func (r *Reader) skipFunctionPreGA() error {
 			return err
 		}
 	}
-	return r.skipString()
+	code, err := r.readString(rec.Value[:0])
+	if err != nil {
+		return err
+	}
+	rec.Value = append(head, code...)
+	return nil
 }
 
 // readSlotInfo reads SLOT_INFO: slot, keys, keys with expiry.

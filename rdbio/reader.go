@@ -63,7 +63,7 @@ const (
 	KindIdle                       // 248: Idle
 	KindFreq                       // 249: Freq
 	KindModuleAux                  // 247
-	KindFunction                   // 245: Value = library code
+	KindFunction                   // 245: Value = library code (246, 7.0-rc: as redis 7.0 rebuilds it; Name)
 	KindSlotInfo                   // 244 (Redis cluster): Slot, DBSize, ExpiresSize
 	KindKeyMeta                    // 243 in Redis 8.6+ files
 	KindSlotImport                 // 243 in Valkey 9 files
@@ -142,6 +142,7 @@ type Reader struct {
 	auxBuf  appender
 	auxHeld bool
 	nodeBuf []byte
+	strBuf  []byte    // a string read whole (Decode)
 	dec     []byte    // decoded blob headers (blobBody, nodeElements)
 	head    prefixBuf // the header of a node over the cap (nodeElements)
 	pending uint64    // payload bytes of the last node not yet read

@@ -1,6 +1,7 @@
 package rdbio
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"github.com/rdbz/rdbz/rdbio/blob"
@@ -44,11 +45,7 @@ func (v *visitor) stream(ver int) (ValueInfo, error) {
 	if err != nil {
 		return ValueInfo{}, err
 	}
-	meta := 2 // last id
-	if ver >= 2 {
-		meta += 5 // first id, max deleted id, entries added
-	}
-	if err := r.skipLens(meta); err != nil {
+	if err := v.meta(ver, length); err != nil {
 		return ValueInfo{}, err
 	}
 	if err := r.each(func() error { return v.group(ver) }); err != nil {
@@ -62,8 +59,43 @@ func (v *visitor) stream(ver int) (ValueInfo, error) {
 	return ValueInfo{Elements: int64(length), Known: true}, nil
 }
 
+// meta walks a stream's IDs after its length: the last ID and, from
+// version 2, the first ID, the max deleted ID and entries added. Decode
+// reports them (ElemStreamMeta).
+func (v *visitor) meta(ver int, length uint64) error {
+	n := 2 // last id
+	if ver >= 2 {
+		n += 5 // first id, max deleted id, entries added
+	}
+	if !v.whole {
+		return v.r.skipLens(n)
+	}
+	var f [7]uint64
+	if err := v.lens(f[:n]); err != nil {
+		return err
+	}
+	m := StreamMeta{Version: ver, Length: length, LastID: StreamID{f[0], f[1]}}
+	if ver >= 2 {
+		m.FirstID, m.MaxDeletedID, m.EntriesAdded = StreamID{f[2], f[3]}, StreamID{f[4], f[5]}, f[6]
+	}
+	v.e = Elem{Meta: m}
+	return v.emit(ElemStreamMeta)
+}
+
+// lens reads len(dst) lengths into dst.
+func (v *visitor) lens(dst []uint64) error {
+	for i := range dst {
+		n, err := v.r.readLen()
+		if err != nil {
+			return err
+		}
+		dst[i] = n
+	}
+	return nil
+}
+
 // node walks one stream node: its master ID, then its listpack (checked
-// with v.check).
+// with v.check; decoded whole for Decode).
 func (v *visitor) node() error {
 	r := v.r
 	v.e = Elem{}
@@ -83,6 +115,12 @@ func (v *visitor) node() error {
 		return err
 	}
 	v.e.Len = h.ulen
+	if v.whole {
+		if v.e.Data, err = r.wholeBlob(h, "stream listpack"); err != nil {
+			return err
+		}
+		return v.emit(ElemNode)
+	}
 	if err := v.emit(ElemNode); err != nil {
 		return err
 	}
@@ -100,11 +138,12 @@ func (v *visitor) group(ver int) error {
 	if err != nil {
 		return err
 	}
-	meta := 2 // last id
+	var f [3]uint64 // last id, entries read
+	meta := f[:2]
 	if ver >= 2 {
-		meta++ // entries read
+		meta = f[:3]
 	}
-	if err := r.skipLens(meta); err != nil {
+	if err := v.lens(meta); err != nil {
 		return err
 	}
 	n, err := r.readLen()
@@ -112,22 +151,19 @@ func (v *visitor) group(ver int) error {
 		return err
 	}
 	v.e = Elem{Len: name, Count: n}
+	if v.whole {
+		v.e.Name, v.e.LastID, v.e.Read = r.strBuf, StreamID{f[0], f[1]}, -1
+		if ver >= 2 {
+			v.e.Read = int64(f[2])
+		}
+	}
 	if err := v.emit(ElemGroup); err != nil {
 		return err
 	}
-	err = skipN64(n, func() error { // PEL: id, delivery time, delivery count
-		if err := v.id(ElemGroupID); err != nil {
-			return err
-		}
-		if err := r.in.skip(8); err != nil {
-			return err
-		}
-		return r.skipLens(1)
-	})
-	if err == nil {
-		err = r.each(func() error { return v.consumer(ver) })
+	if err := skipN64(n, v.pending); err != nil {
+		return err
 	}
-	if err != nil {
+	if err := r.each(func() error { return v.consumer(ver) }); err != nil {
 		return err
 	}
 	if ver >= 5 { // XNACK: nacked ids (16 bytes each; layout unverified)
@@ -136,38 +172,74 @@ func (v *visitor) group(ver int) error {
 	return nil
 }
 
+// pending walks an entry of a group's PEL: ID, delivery time, delivery
+// count (reported by Decode).
+func (v *visitor) pending() error {
+	r := v.r
+	p, err := r.in.take(16 + 8)
+	if err != nil {
+		return err
+	}
+	v.e = Elem{}
+	copy(v.e.ID[:], p)
+	v.e.Time = int64(binary.LittleEndian.Uint64(p[16:]))
+	if v.e.Count, err = r.readLen(); err != nil {
+		return err
+	}
+	if !v.whole {
+		v.e.Time, v.e.Count = 0, 0
+	}
+	return v.emit(ElemGroupID)
+}
+
 func (v *visitor) consumer(ver int) error {
 	r := v.r
 	name, err := v.name()
 	if err != nil {
 		return err
 	}
-	v.e = Elem{Len: name}
-	if err := v.emit(ElemConsumer); err != nil {
-		return err
-	}
-	times := uint64(8) // seen time
+	v.e = Elem{Len: name, Name: r.strBuf, Active: -1}
+	times := 8 // seen time
 	if ver >= 3 {
 		times += 8 // active time
 	}
-	if err := r.in.skip(times); err != nil {
+	p, err := r.in.take(times)
+	if err != nil {
+		return err
+	}
+	if v.whole {
+		v.e.Time = int64(binary.LittleEndian.Uint64(p))
+		if ver >= 3 {
+			v.e.Active = int64(binary.LittleEndian.Uint64(p[8:]))
+		}
+	} else {
+		v.e.Name = nil
+	}
+	if err := v.emit(ElemConsumer); err != nil {
 		return err
 	}
 	return r.each(func() error { return v.id(ElemConsumerID) })
 }
 
-// name walks a group's or consumer's name and returns its length.
+// name walks a group's or consumer's name and returns its length; Decode
+// reads it whole into r.strBuf.
 func (v *visitor) name() (uint64, error) {
-	h, err := v.r.valueStrHeader()
+	r := v.r
+	if v.whole {
+		var err error
+		r.strBuf, err = r.readString(r.strBuf[:0])
+		return uint64(len(r.strBuf)), err
+	}
+	h, err := r.valueStrHeader()
 	if err != nil {
 		return 0, err
 	}
 	if h.enc == EncInt {
 		var d [24]byte
-		s, err := v.r.in.intDigits(d[:0], h)
+		s, err := r.in.intDigits(d[:0], h)
 		return uint64(len(s)), err
 	}
-	return h.ulen, v.r.in.skip(h.size)
+	return h.ulen, r.in.skip(h.size)
 }
 
 // id walks a raw 16-byte stream ID.

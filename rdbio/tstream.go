@@ -470,3 +470,34 @@ func (in *input) tHeader() (strHead, error) {
 	}
 	return strHead{enc: EncT, size: n, ulen: n}, nil
 }
+
+// DecodeTRecords writes the RDB that the T stream src stands for (its
+// magic, then its records, strings stored as target says) to dst record by
+// record and unbuffered, for a reader of part of T (listcodec/lookup):
+// each record reaches dst before the next one is read past its first
+// bytes. It returns nil before the first record for which stop reports
+// true (of which dst may have received a part) and at the EOF record,
+// writing no trailer; the checksum is not checked.
+func DecodeTRecords(dst io.Writer, src io.Reader, target Target, opt Options, stop func(*Reader, *Record) bool) error {
+	opt.IgnoreChecksum = true
+	r, err := NewReader(src, opt)
+	if err != nil {
+		return err
+	}
+	r.in.rw = &rewrite{target: target, cap: r.opt.Cap}
+	if _, err := dst.Write([]byte(r.hdr.Magic)); err != nil {
+		return fmt.Errorf("rdb: writing output: %w", err)
+	}
+	if err := r.SetSink(dst); err != nil {
+		return err
+	}
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			return err
+		}
+		if rec.Kind == KindEOF || stop(r, rec) {
+			return nil
+		}
+	}
+}

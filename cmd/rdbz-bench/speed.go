@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rdbz/rdbz/rdbio"
 )
 
 // rssTarget is the peak RSS every rdbz command must stay within by default.
@@ -181,7 +183,63 @@ func (b *bench) speedFile(in, hdt string, runs int) []speedRow {
 	add(speedRow{op: "convert --target redis-6.2", mbytes: inMB},
 		cmdSpec{name: b.bin, args: []string{"convert", "--target", "redis-6.2", "-q", "-f", "-o", t("o.rdb"), in}},
 		&cmdSpec{name: b.bin, args: []string{"copy", "-f", "-o", t("o.rdb"), in}})
+	b.exportRows(in, c, hdt, add)
 	return rows
+}
+
+// exportRows adds the rows of export (beside copy, which passes the records through,
+// and hdt3213/rdb's JSON when built) and get of one key through the
+// format-2 file c's index (target: 50 ms).
+func (b *bench) exportRows(in, c, hdt string, add func(speedRow, cmdSpec, *cmdSpec)) {
+	t := func(name string) string { return filepath.Join(b.dir, name) }
+	defer os.Remove(t("o.out"))
+	inMB := float64(size(in)) / 1e6
+	copySpec := cmdSpec{name: b.bin, args: []string{"copy", "-f", "-o", t("o.rdb"), in}}
+	add(speedRow{op: "export (RESP plain commands)", mbytes: inMB},
+		cmdSpec{name: b.bin, args: []string{"export", "-q", "-f", "-o", t("o.out"), in}}, &copySpec)
+	add(speedRow{op: "export --restore", mbytes: inMB},
+		cmdSpec{name: b.bin, args: []string{"export", "--restore", "-q", "-f", "-o", t("o.out"), in}}, &copySpec)
+	var hdtJSON *cmdSpec
+	if hdt != "" {
+		hdtJSON = &cmdSpec{name: hdt, args: []string{"-c", "json", "-o", t("o.json"), in}}
+		defer os.Remove(t("o.json"))
+	}
+	add(speedRow{op: "export --format json", mbytes: inMB},
+		cmdSpec{name: b.bin, args: []string{"export", "--format", "json", "-q", "-f", "-o", t("o.out"), in}}, hdtJSON)
+	if key, ok := middleKey(in); ok {
+		add(speedRow{op: "get KEY (format 2, through the index)", mbytes: inMB, maxSecs: 0.05},
+			cmdSpec{name: b.bin, args: []string{"get", c, key}}, nil)
+	}
+}
+
+// middleKey is the key halfway through the file's keys of db 0 (two
+// passes: a count, then the key).
+func middleKey(in string) (string, bool) {
+	n, key := 0, ""
+	each := func(fn func(rec *rdbio.Record)) error {
+		f, err := os.Open(in)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return rdbio.ForEachKey(f, rdbio.Options{}, func(_ *rdbio.Reader, rec *rdbio.Record) error {
+			if rec.DB == 0 {
+				fn(rec)
+			}
+			return nil
+		})
+	}
+	if err := each(func(*rdbio.Record) { n++ }); err != nil || n == 0 {
+		return "", false
+	}
+	i := 0
+	err := each(func(rec *rdbio.Record) {
+		if i == n/2 {
+			key = string(rec.Key)
+		}
+		i++
+	})
+	return key, err == nil
 }
 
 func refLabel(c cmdSpec) string {
@@ -309,7 +367,7 @@ func printSpeedRow(r speedRow) {
 		met = met && r.mbytes/r.rdbz.secs >= r.minMBps
 	}
 	if r.maxSecs > 0 {
-		want = append(want, fmt.Sprintf("≤ %.0f s", r.maxSecs))
+		want = append(want, fmt.Sprintf("≤ %g s", r.maxSecs))
 		met = met && r.rdbz.secs <= r.maxSecs
 	}
 	if r.checkRSS {

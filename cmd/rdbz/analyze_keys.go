@@ -6,6 +6,7 @@ import (
 
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
 	"github.com/rdbz/rdbz/rdbio/analyze"
+	"github.com/rdbz/rdbz/rdbio/escape"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,6 +18,7 @@ func keysFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "type", Usage: "--keys: only keys of this `FAMILY` (string, list, set, zset, hash, stream, module...; repeatable)"},
 		&cli.StringSliceFlag{Name: "db", Usage: "--keys: only keys of db `N` (repeatable)"},
 		&cli.Int64Flag{Name: "min-bytes", Usage: "--keys: only keys of at least `N` serialized bytes", Action: atLeast[int64]("min-bytes", 0)},
+		&cli.StringFlag{Name: "escape", Value: "raw", Usage: "--keys: write keys raw (their bytes), utf8 (valid UTF-8 kept, other bytes as \\xNN, \\ as \\\\) or base64"},
 	}
 }
 
@@ -31,10 +33,14 @@ type keysOut struct {
 func openKeys(c *cli.Context, inPath string, withFile bool) (*keysOut, error) {
 	path := c.String("keys")
 	if path == "" {
-		if c.IsSet("match") || c.IsSet("type") || c.IsSet("db") || c.IsSet("min-bytes") {
-			return nil, usagef("--match, --type, --db and --min-bytes select the rows of --keys: give --keys FILE.csv")
+		if c.IsSet("match") || c.IsSet("type") || c.IsSet("db") || c.IsSet("min-bytes") || c.IsSet("escape") {
+			return nil, usagef("--match, --type, --db, --min-bytes and --escape shape the rows of --keys: give --keys FILE.csv")
 		}
 		return nil, nil
+	}
+	esc, err := escape.Parse(c.String("escape"))
+	if err != nil {
+		return nil, usagef("--%v", err)
 	}
 	f := analyze.KeyFilter{Match: c.String("match"), Types: c.StringSlice("type"), MinBytes: c.Int64("min-bytes")}
 	for _, d := range c.StringSlice("db") {
@@ -53,6 +59,7 @@ func openKeys(c *cli.Context, inPath string, withFile bool) (*keysOut, error) {
 		out.abort()
 		return nil, err
 	}
+	w.Escape = esc
 	return &keysOut{out: out, csv: w}, nil
 }
 

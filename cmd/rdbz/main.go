@@ -86,6 +86,8 @@ func newApp() *cli.App {
 			convertCommand(),
 			splitCommand(),
 			mergeCommand(),
+			exportCommand(),
+			getCommand(),
 			analyzeCommand(),
 			trainCommand(),
 			verifyCommand(),

@@ -80,7 +80,7 @@ func outputPath(c *cli.Context, in string, name namer) (string, error) {
 			return "", err
 		}
 	}
-	if out == "-" && isTerminal(os.Stdout) && !c.Bool("force") {
+	if out == "-" && isTerminal(os.Stdout) && !c.Bool("force") && !writesText(c) {
 		return "", usagef("stdout is a terminal: not writing binary data to it (redirect stdout, use -o OUT, or -f to force)")
 	}
 	if c.Bool("rm") && c.Bool("keep") {
@@ -90,4 +90,10 @@ func outputPath(c *cli.Context, in string, name namer) (string, error) {
 		return "", usagef("--rm needs an input file and an output file (not stdin or stdout)")
 	}
 	return out, nil
+}
+
+// writesText reports whether a command writes text, which may go to a
+// terminal: export's JSON.
+func writesText(c *cli.Context) bool {
+	return c.Command.Name == "export" && c.String("format") != "resp"
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/rdbz/rdbz/rdbio/escape"
 )
 
 // KeyFilter selects the keys a per-key export lists; the zero value
@@ -44,11 +46,15 @@ var KeyCSVHeader = []string{"db", "key", "type", "encoding", "bytes", "memory", 
 
 // KeyCSV writes one CSV row per selected key as Analyze reads them (given
 // as Options.Keys), so that the export streams whatever the file holds.
-// The key is written as its bytes; elements is empty when unknown, expiry
-// (absolute Unix ms) when there is none.
+// The key is written as Escape renders it (its bytes unchanged by
+// default); elements is empty when unknown, expiry (absolute Unix ms) when
+// there is none.
 type KeyCSV struct {
+	// Escape is how keys are written (rdbio/escape: raw, utf8, base64).
+	Escape escape.Mode
 	w      *csv.Writer
 	filter KeyFilter
+	key    []byte
 	rec    [9]string
 	cols   []string // rec, or rec less the file column
 	// File, when the export has a file column, names the input whose keys
@@ -81,7 +87,8 @@ func (c *KeyCSV) row(k *KeyRow) error {
 	c.rec[0] = c.File
 	r := c.rec[1:]
 	r[0] = strconv.FormatUint(k.DB, 10)
-	r[1] = string(k.Key)
+	c.key = escape.Append(c.key[:0], k.Key, c.Escape)
+	r[1] = string(c.key)
 	r[2], r[3] = k.Type, k.Encoding
 	r[4] = strconv.FormatInt(k.Bytes, 10)
 	r[5] = strconv.FormatInt(k.Memory, 10)

@@ -23,8 +23,12 @@ type Loaded struct {
 	// Keys (JudgeKeys) are "db key type digest expiry stream-meta" lines, sorted: key
 	// Go-quoted, digest DEBUG DIGEST-VALUE's, expiry PEXPIRETIME's (on
 	// servers without it, redis 6.2: "ttl" for a key with one, else -1),
-	// stream-meta the SHA1 of XINFO STREAM's reply for a stream, else "-".
+	// stream-meta the SHA1 of XINFO STREAM's reply for a stream, else "-"
+	// (JudgeImport, Import: of XINFO STREAM FULL less what no command sets).
 	Keys []string
+	// Functions (JudgeImport, Import) are FUNCTION LIST WITHCODE's reply,
+	// flattened.
+	Functions []string
 }
 
 // Judge loads path into a private server of the build bin (a path; ""
@@ -46,15 +50,7 @@ func JudgeKeys(t testing.TB, bin, path string) (*Loaded, error) {
 
 func judgeFile(t testing.TB, bin, path string, keys bool) (*Loaded, error) {
 	t.Helper()
-	if !mainRuns.Load() {
-		t.Fatal("rdbiotest.Judge needs TestMain to run the tests through rdbiotest.Main (it stops the servers)")
-	}
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("redis-server"); err != nil {
-			t.Skip("redis-server not installed (apt-get install -y redis-server; .ci/run does it)")
-		}
-	}
+	bin = judgeBinary(t, bin)
 	s := judgeFor(bin)
 	key, cacheable := cacheKey(path)
 	s.mu.Lock()
@@ -71,6 +67,23 @@ func judgeFile(t testing.TB, bin, path string, keys bool) (*Loaded, error) {
 		s.loaded[key] = loadedResult{l, err}
 	}
 	return l, err
+}
+
+// judgeBinary is the server build a judge runs: bin, or redis-server on
+// PATH for "" (skipping the test without one). It fails the test when
+// TestMain does not run rdbiotest.Main, which stops the servers.
+func judgeBinary(t testing.TB, bin string) string {
+	t.Helper()
+	if !mainRuns.Load() {
+		t.Fatal("rdbiotest.Judge needs TestMain to run the tests through rdbiotest.Main (it stops the servers)")
+	}
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("redis-server"); err != nil {
+			t.Skip("redis-server not installed (apt-get install -y redis-server; .ci/run does it)")
+		}
+	}
+	return bin
 }
 
 type loadedResult struct {
@@ -112,13 +125,19 @@ func (s *sharedServer) judge(bin, path string, keys bool) (*Loaded, error) {
 	if err != nil || !keys {
 		return &Loaded{Summary: sum}, err
 	}
+	return s.listKeys(sum, keyInfo)
+}
+
+// listKeys lists the keys of the dbs the summary sum names, with the key
+// script script.
+func (s *sharedServer) listKeys(sum, script string) (*Loaded, error) {
 	l := &Loaded{Summary: sum, Keys: []string{}}
 	for _, line := range strings.Split(sum, "\n") {
 		m := dbLine.FindStringSubmatch(line)
 		if m == nil {
 			continue
 		}
-		lines, err := s.keyLines(m[1])
+		lines, err := s.keyLines(m[1], script)
 		if err != nil {
 			return nil, fmt.Errorf("listing the keys of db %s: %w", m[1], err)
 		}
@@ -132,7 +151,24 @@ var dbLine = regexp.MustCompile(`^db([0-9]+):keys=`)
 
 // keyInfo returns, for every key of the db in ARGV[1], its name, type,
 // expiry and stream metadata hash, in turn.
-const keyInfo = luaEachKey + `
+var keyInfo = keyScript(`redis.call('XINFO', 'STREAM', k)`, "")
+
+// importInfo is keyInfo with stream-meta hashing XINFO STREAM FULL, less
+// the values that no command sets: the size of the radix tree (the
+// listpacks' layout), consumers' seen and active times.
+var importInfo = keyScript(`redis.call('XINFO', 'STREAM', k, 'FULL', 'COUNT', 0)`,
+	`['radix-tree-keys'] = true, ['radix-tree-nodes'] = true, ['seen-time'] = true, ['active-time'] = true`)
+
+// keyScript is the key script that hashes the stream reply info, leaving
+// out the value after each name in the Lua table fields unset.
+func keyScript(info, unset string) string {
+	body := strings.Replace(keyInfoBody, "STREAM_INFO", info, 1)
+	return luaEachKey + strings.Replace(body, "UNSET", unset, 1)
+}
+
+// keyInfoBody is the key script with STREAM_INFO for the stream reply
+// hashed and UNSET the names whose values it leaves out.
+const keyInfoBody = `
 local out = {}
 eachKey(1, function(db, k)
   local t = redis.call('TYPE', k)['ok']
@@ -143,12 +179,16 @@ eachKey(1, function(db, k)
   end
   local meta = '-'
   if t == 'stream' then
-    local parts = {}
+    local parts, unset, drop = {}, {UNSET}, false
     local function flat(v)
       if type(v) == 'table' then for _, x in ipairs(v) do flat(x) end
-      else parts[#parts + 1] = tostring(v) end
+      elseif drop then drop = false
+      else
+        parts[#parts + 1] = tostring(v)
+        drop = unset[tostring(v)] == true
+      end
     end
-    flat(redis.call('XINFO', 'STREAM', k))
+    flat(STREAM_INFO)
     meta = redis.sha1hex(table.concat(parts, '\n'))
   end
   out[#out + 1] = k
@@ -158,9 +198,10 @@ eachKey(1, function(db, k)
 end)
 return out`
 
-// keyLines lists the keys of db, with DEBUG DIGEST-VALUE's digests.
-func (s *sharedServer) keyLines(db string) ([]string, error) {
-	info, err := s.doArray(10*time.Minute, "EVAL", keyInfo, "0", db)
+// keyLines lists the keys of db with the key script script, with DEBUG
+// DIGEST-VALUE's digests.
+func (s *sharedServer) keyLines(db, script string) ([]string, error) {
+	info, err := s.doArray(10*time.Minute, "EVAL", script, "0", db)
 	if err != nil {
 		return nil, err
 	}

@@ -207,6 +207,12 @@ func (s *sharedServer) load(bin, path string) (string, error) {
 		s.stop()
 		return "", refusal
 	}
+	return s.summary()
+}
+
+// summary is rdb-oracle's summary of what the server holds: its digest,
+// key count and keyspace lines.
+func (s *sharedServer) summary() (string, error) {
 	info, err := s.do(time.Minute, "INFO", "keyspace")
 	if err != nil {
 		return "", err

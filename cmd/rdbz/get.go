@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/rdbz/rdbz/listcodec/format2"
+	"github.com/rdbz/rdbz/listcodec/lookup"
+	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/export"
+	"github.com/urfave/cli/v2"
+)
+
+func getCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "get",
+		Usage:     "print the values of some keys (see docs/export.md)",
+		ArgsUsage: "FILE KEY...",
+		Description: "Writes the keys of db --db found in FILE to stdout: as text (Go-quoted strings), JSON like\n" +
+			"export's, or RESP (RESTORE ... REPLACE ABSTTL commands; plain commands with --plain). A format-2 .rdbz\n" +
+			"file is read through its index: only the blocks that may hold the keys. Any other file is read until\n" +
+			"the keys are found. A key not found is named on stderr, and the exit status is 1.",
+		Flags: append([]cli.Flag{capFlag(),
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, jsonl or resp"},
+			&cli.Uint64Flag{Name: "db", Usage: "the db of the keys"},
+		}, exportFlags()...),
+		Action: runGet,
+	}
+}
+
+func runGet(c *cli.Context) error {
+	if c.NArg() < 2 {
+		return usagef("get takes FILE and at least one KEY, got %d arguments", c.NArg())
+	}
+	opt, err := exportOptions(c, []string{"text", "json", "jsonl", "resp"}, true)
+	if err != nil {
+		return err
+	}
+	if opt.Restore && opt.Target != "" {
+		return usagef("--target with RESTORE payloads converts a whole file: use export --restore --target, or get --plain --target")
+	}
+	path := c.Args().First()
+	var wants []export.Want
+	for _, k := range c.Args().Slice()[1:] {
+		wants = append(wants, export.Want{DB: c.Uint64("db"), Key: []byte(k)})
+	}
+	out := bufio.NewWriterSize(os.Stdout, 64<<10)
+	start := time.Now()
+	found, note, err := getKeys(c, out, path, wants, opt)
+	if ferr := out.Flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("write: %w", ferr)
+	}
+	if err != nil {
+		return err
+	}
+	if c.Bool("verbose") {
+		fmt.Fprintf(os.Stderr, "get: %s; %.1f ms\n", note, float64(time.Since(start).Microseconds())/1000)
+	}
+	return missing(wants, found)
+}
+
+// getKeys writes the keys wanted, through the index of a format-2 file,
+// else by reading the file until they are found; note says how.
+func getKeys(c *cli.Context, out io.Writer, path string, wants []export.Want, opt export.Options) ([]bool, string, error) {
+	in, err := openInput(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer in.Close()
+	if f, ok := in.(*os.File); ok && path != "-" {
+		magic := make([]byte, len(format2.Magic))
+		if n, _ := f.ReadAt(magic, 0); format2.IsFormat2(magic[:n]) {
+			return getIndexed(f, out, wants, opt)
+		}
+	}
+	prog := newProgress(c, c.Command.Name)
+	prog.phase("reading", inputSize(path))
+	r, stop := rdbOf(c.Context, prog.reader(in))
+	defer stop()
+	found, _, err := export.Scan(out, r, wants, opt)
+	prog.done()
+	return found, "read the file until the keys were found", err
+}
+
+// getIndexed looks the keys up through a format-2 file's index.
+func getIndexed(f *os.File, out io.Writer, wants []export.Want, opt export.Options) ([]bool, string, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, "", err
+	}
+	lf, err := lookup.Open(f, fi.Size(), opt.Read)
+	if err != nil {
+		return nil, "", err
+	}
+	defer lf.Close()
+	hdr, err := lf.Header()
+	if err != nil {
+		return nil, "", err
+	}
+	w, err := export.NewWriter(out, hdr, opt)
+	if err != nil {
+		return nil, "", err
+	}
+	found := make([]bool, len(wants))
+	for i, k := range wants {
+		found[i], err = lf.Find(k.DB, k.Key, func(r *rdbio.Reader, rec *rdbio.Record) error { return w.Key(r, rec) })
+		if err != nil {
+			return found, "", err
+		}
+	}
+	note := fmt.Sprintf("format-2 index: read %d of %d bytes, decoded %d blocks", lf.BytesRead(), fi.Size(), lf.BlocksDecoded())
+	return found, note, w.Close()
+}
+
+// missing names on stderr each key not found, and is the error then.
+func missing(wants []export.Want, found []bool) error {
+	var names []string
+	for i, k := range wants {
+		if !found[i] {
+			fmt.Fprintf(os.Stderr, "rdbz get: key %s not found in db %d\n", rdbio.QuoteKey(k.Key, 200), k.DB)
+			names = append(names, rdbio.QuoteKey(k.Key, 64))
+		}
+	}
+	if names == nil {
+		return nil
+	}
+	return fmt.Errorf("%d of %d keys not found: %s", len(names), len(wants), strings.Join(names, ", "))
+}

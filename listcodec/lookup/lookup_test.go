@@ -1,0 +1,268 @@
+package lookup
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/export"
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+)
+
+func TestMain(m *testing.M) { os.Exit(rdbiotest.Main(m)) }
+
+// lookupFiles are corpus files with several dbs, expiries, streams,
+// functions, PLAIN list nodes and old encodings.
+var lookupFiles = []string{"generated/mixed-all-types.rdb", "generated/lists-plain-nodes.rdb",
+	"public/redis__test.rdb", "public/redis-replicator__dump-stream.rdb", "public/redis-replicator__dumpV7.rdb",
+	"public/hdt3213-rdb__memory.rdb"}
+
+// compressed writes path as format 2 with blocks of blockSize bytes.
+func compressed(t *testing.T, path string, blockSize int) string {
+	t.Helper()
+	in, err := os.Open(path)
+	if err != nil {
+		t.Skipf("corpus file: %v", err)
+	}
+	defer in.Close()
+	out := filepath.Join(t.TempDir(), filepath.Base(path)+".rdbz")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	opt := listcodec.DefaultCompressOptions()
+	opt.Format2, opt.BlockSize = true, blockSize
+	st, err := listcodec.Compress(f, in, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Format2 == nil || st.Format2.Copied {
+		t.Skipf("%s is kept as it is: %s", path, st.Note)
+	}
+	return out
+}
+
+// keyOf is one key of a file.
+type keyOf struct {
+	db  uint64
+	key string
+}
+
+// keysOf lists the keys of an RDB.
+func keysOf(t *testing.T, path string) []keyOf {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []keyOf
+	err = rdbio.ForEachKey(f, rdbio.Options{}, func(_ *rdbio.Reader, rec *rdbio.Record) error {
+		out = append(out, keyOf{rec.DB, string(rec.Key)})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// scanned is the key rendered by export.Scan of the RDB path.
+func scanned(t *testing.T, path string, k keyOf, opt export.Options) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out bytes.Buffer
+	found, _, err := export.Scan(&out, f, []export.Want{{DB: k.db, Key: []byte(k.key)}}, opt)
+	if err != nil || !found[0] {
+		t.Fatalf("scan for %v: %v, found %v", k, err, found)
+	}
+	return out.Bytes()
+}
+
+// open opens a format-2 file for lookups, tracing the blocks it decodes.
+func open(t *testing.T, path string) (*File, int64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	fi, _ := f.Stat()
+	lf, err := Open(f, fi.Size(), rdbio.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lf.Close() })
+	lf.trace = []int{}
+	return lf, fi.Size()
+}
+
+// lookedUp renders the key as looked up.
+func lookedUp(t *testing.T, lf *File, k keyOf, opt export.Options) ([]byte, bool) {
+	t.Helper()
+	hdr, err := lf.Header()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w, err := export.NewWriter(&out, hdr, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok, err := lf.Find(k.db, []byte(k.key), func(r *rdbio.Reader, rec *rdbio.Record) error { return w.Key(r, rec) })
+	if err != nil {
+		t.Fatalf("find %v: %v", k, err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes(), ok
+}
+
+// TestFindEveryKey looks up every key of each file in its format-2 form,
+// with small blocks (records spanning blocks, expiries in the block
+// before) and the default ones: each is found and renders as a scan of
+// the RDB renders it; each block decoded is one the index names for the
+// key, the one before it, or one its value continues into; keys of the
+// wrong db are not found.
+func TestFindEveryKey(t *testing.T) {
+	for _, name := range lookupFiles {
+		path := filepath.Join(rdbiotest.Shared(), "corpus", name)
+		keys := keysOf(t, path)
+		for _, bs := range []int{16 << 10, 0} {
+			t.Run(fmt.Sprintf("%s/block-%d", filepath.Base(name), bs), func(t *testing.T) {
+				lf, _ := open(t, compressed(t, path, bs))
+				step := max(1, len(keys)/60) // a sample of the larger files
+				for i, k := range keys {
+					if i%step != 0 {
+						continue
+					}
+					lf.trace = lf.trace[:0]
+					cands := lf.bf.Lookup(rdbio.TKey(nil, k.db, []byte(k.key)))
+					got, ok := lookedUp(t, lf, k, export.Options{Format: export.Text})
+					if !ok {
+						t.Fatalf("%v not found", k)
+					}
+					if want := scanned(t, path, k, export.Options{Format: export.Text}); !bytes.Equal(got, want) {
+						t.Fatalf("%v: looked up\n%.300s\nscanned\n%.300s", k, got, want)
+					}
+					checkTrace(t, lf, lf.trace, cands, k)
+					if i%(5*step) != 0 {
+						continue
+					}
+					if _, ok := lookedUp(t, lf, keyOf{k.db + 7, k.key}, export.Options{Format: export.Text}); ok {
+						t.Fatalf("%q found in db %d", k.key, k.db+7)
+					}
+				}
+			})
+		}
+	}
+}
+
+// checkTrace fails unless each block decoded is block 0 or lies in the
+// window of a candidate c: from the nearest block before c where a key's
+// record starts (the expiry of the key, the db of the records before the
+// run's first SELECTDB, read back) to the first block after c where a
+// record starts (the key's value continuing into the blocks after c, and
+// the first bytes of the record after it).
+func checkTrace(t *testing.T, lf *File, trace, cands []int, k keyOf) {
+	t.Helper()
+	blocks := lf.bf.Blocks()
+	window := func(c, b int) bool {
+		lo := c
+		for lo > 0 && (lo == c || blocks[lo].Keys == 0) {
+			lo--
+		}
+		hi := c + 1
+		for hi < len(blocks)-1 && blocks[hi].First < 0 {
+			hi++
+		}
+		return lo <= b && b <= hi
+	}
+	for _, b := range trace {
+		if b != 0 && !slices.ContainsFunc(cands, func(c int) bool { return window(c, b) }) {
+			t.Fatalf("%v: decoded block %d; the index names %v (trace %v)", k, b, cands, trace)
+		}
+	}
+}
+
+// TestFindReadsLittle looks up one key of a dump of large lists: it reads
+// the header, the index and the frames of at most three blocks: block 0
+// (the magic), the key's, and the one before (its expiry, or its db).
+func TestFindReadsLittle(t *testing.T) {
+	path := filepath.Join(rdbiotest.Shared(), "corpus", "generated", "lists-plain-nodes.rdb")
+	lf, size := open(t, compressed(t, path, 0))
+	opened := lf.BytesRead()
+	keys := keysOf(t, path)
+	k := keys[len(keys)/2]
+	if _, ok := lookedUp(t, lf, k, export.Options{Format: export.JSON}); !ok {
+		t.Fatalf("%v not found", k)
+	}
+	frames := int64(0)
+	for _, b := range lf.trace {
+		frames += int64(lf.bf.Blocks()[b].Size)
+	}
+	if got := lf.BytesRead(); got != opened+frames || len(lf.trace) > 3 {
+		t.Fatalf("read %d bytes of %d: %d to open it, %d in the frames of blocks %v", got, size, opened, frames, lf.trace)
+	}
+	t.Logf("read %d of %d bytes (%d header and index), blocks %v", lf.BytesRead(), size, opened, lf.trace)
+}
+
+// TestFindLoads sends keys looked up as RESTORE and plain commands to an
+// empty redis-server, which then holds each as loading the file gives it:
+// DEBUG DIGEST-VALUE, PEXPIRETIME, stream metadata.
+func TestFindLoads(t *testing.T) {
+	path := filepath.Join(rdbiotest.Shared(), "corpus", "generated", "mixed-all-types.rdb")
+	want, err := rdbiotest.JudgeImport(t, "", path)
+	if err != nil {
+		t.Skipf("redis-server refuses the file: %v", err)
+	}
+	lf, _ := open(t, compressed(t, path, 0))
+	keys := keysOf(t, path)
+	for i, k := range keys {
+		if i%97 != 0 && !strings.HasPrefix(k.key, "stream") {
+			continue
+		}
+		line := keyLine(want, k)
+		if line == "" {
+			continue // expired: loading drops it
+		}
+		for _, restore := range []bool{true, false} {
+			got := rdbiotest.Import(t, "", func(w io.Writer) error {
+				b, ok := lookedUp(t, lf, k, export.Options{Restore: restore})
+				if !ok {
+					t.Fatalf("%v not found", k)
+				}
+				_, err := w.Write(b)
+				return err
+			})
+			if len(got.Keys) != 1 || got.Keys[0] != line {
+				t.Fatalf("restore %v: %v holds %q, the file gives %q", restore, k, got.Keys, line)
+			}
+		}
+	}
+}
+
+// keyLine is the Loaded.Keys line of k, "" when there is none.
+func keyLine(l *rdbiotest.Loaded, k keyOf) string {
+	prefix := strconv.FormatUint(k.db, 10) + " " + strconv.Quote(k.key) + " "
+	for _, line := range l.Keys {
+		if strings.HasPrefix(line, prefix) {
+			return line
+		}
+	}
+	return ""
+}

@@ -1,0 +1,10 @@
+package export
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+)
+
+func TestMain(m *testing.M) { os.Exit(rdbiotest.Main(m)) }
