@@ -484,7 +484,7 @@ func DecodeTRecords(dst io.Writer, src io.Reader, target Target, opt Options, st
 	if err != nil {
 		return err
 	}
-	r.in.rw = &rewrite{target: target, cap: r.opt.Cap}
+	r.in.rw = &rewrite{mode: mode{target: target}, cap: r.opt.Cap}
 	if _, err := dst.Write([]byte(r.hdr.Magic)); err != nil {
 		return fmt.Errorf("rdb: writing output: %w", err)
 	}
