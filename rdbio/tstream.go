@@ -286,11 +286,12 @@ func (writerSink) Begin([]byte, int64) error { return nil }
 // input is T and strings are stored as target says.
 type rewrite struct {
 	mode
-	cap  int
-	st   *TStats
-	hold appender // the prefix of the string being rewritten
-	comp []byte   // its stored payload
-	work strWork
+	cheap bool // the strings of values go raw, whatever the mode says
+	cap   int
+	st    *TStats
+	hold  appender // the prefix of the string being rewritten
+	comp  []byte   // its stored payload
+	work  strWork
 }
 
 // mode is what a rewrite makes of strings.
@@ -323,6 +324,11 @@ func (w *rewrite) wants(b byte) bool {
 
 // string reads the next string, rewriting it when that applies.
 func (w *rewrite) string(in *input) (strHead, error) {
+	if w.cheap && in.skipping && !w.toT {
+		saved := w.mode
+		w.mode.target = TargetRaw
+		defer func() { w.mode = saved }()
+	}
 	if err := in.fill(1); err != nil {
 		return strHead{}, err
 	}
@@ -478,7 +484,11 @@ func (in *input) tHeader() (strHead, error) {
 // bytes. It returns nil before the first record for which stop reports
 // true (of which dst may have received a part) and at the EOF record,
 // writing no trailer; the checksum is not checked.
-func DecodeTRecords(dst io.Writer, src io.Reader, target Target, opt Options, stop func(*Reader, *Record) bool) error {
+//
+// want, when set, tells from a key which records are wanted: the values of
+// the others are written with their strings raw (no LZF encoding: they are
+// only there to be read past), their keys as target says.
+func DecodeTRecords(dst io.Writer, src io.Reader, target Target, opt Options, stop func(*Reader, *Record) bool, want func(key []byte) bool) error {
 	opt.IgnoreChecksum = true
 	r, err := NewReader(src, opt)
 	if err != nil {
@@ -498,6 +508,9 @@ func DecodeTRecords(dst io.Writer, src io.Reader, target Target, opt Options, st
 		}
 		if rec.Kind == KindEOF || stop(r, rec) {
 			return nil
+		}
+		if want != nil {
+			r.in.rw.cheap = rec.Kind == KindKey && !want(rec.Key)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -192,8 +193,30 @@ func (f *File) IndexSize() int64 { return f.size - f.indexOff }
 // of them; the others are false positives.
 func (f *File) Lookup(key []byte) []int {
 	h := KeyHash(key)
-	var out []int
-	for i := range f.blocks {
+	n := len(f.blocks)
+	if n < lookupSplit {
+		return f.lookup(h, 0, n, nil)
+	}
+	// Two halves on two goroutines: the filters of a 340 MB file (app-cache
+	// at scale 20, 1.76 million keys) take 30 ms to scan on one.
+	var wg sync.WaitGroup
+	var hi []int
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		hi = f.lookup(h, n/2, n, nil)
+	}()
+	lo := f.lookup(h, 0, n/2, nil)
+	wg.Wait()
+	return append(lo, hi...)
+}
+
+// lookupSplit is the block count from which Lookup scans on two goroutines.
+const lookupSplit = 64
+
+// lookup appends to out the blocks of [from, to) that may hold hash h.
+func (f *File) lookup(h uint64, from, to int, out []int) []int {
+	for i := from; i < to; i++ {
 		if f.blocks[i].MayHold(h) {
 			out = append(out, i)
 		}

@@ -1,6 +1,7 @@
 package block
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"slices"
 )
@@ -160,8 +161,17 @@ type bitReader struct {
 	avail uint   // how many
 }
 
-// fill loads whole bytes while they fit.
+// fill loads whole bytes while they fit: eight at a time, then one by one
+// at the end of the filter.
 func (r *bitReader) fill() {
+	if k := (64 - r.avail) / 8; k > 0 && r.pos+8 <= len(r.f) {
+		w := binary.BigEndian.Uint64(r.f[r.pos:])
+		w = w >> (64 - 8*k) << (64 - 8*k)
+		r.buf |= w >> r.avail
+		r.pos += int(k)
+		r.avail += 8 * k
+		return
+	}
 	for r.avail <= 56 && r.pos < len(r.f) {
 		r.buf |= uint64(r.f[r.pos]) << (56 - r.avail)
 		r.pos++

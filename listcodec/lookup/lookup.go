@@ -122,7 +122,7 @@ func (f *File) prepare() error {
 	err = rdbio.DecodeTRecords(io.Discard, src, rdbio.TargetOriginal, rdbio.Options{Cap: f.opt.Cap}, func(r *rdbio.Reader, rec *rdbio.Record) bool {
 		f.dfly = r.Dragonfly()
 		return rec.Kind == rdbio.KindKey
-	})
+	}, nil)
 	if errors.Is(err, errEnd) { // block 0 holds no key: what it held decides
 		err = nil
 	}
@@ -255,7 +255,8 @@ func (f *File) run(q *query) (outcome, error) {
 	m := matcher{q: q, known: q.known, b: blocks[q.from]}
 	res := notFound
 	end := blocks[q.last].TOffset + int64(blocks[q.last].TSize)
-	err := f.records(q.from, end, db, func(r *rdbio.Reader, rec *rdbio.Record) (bool, error) {
+	want := func(k []byte) bool { return bytes.Equal(k, q.key) }
+	err := f.records(q.from, end, db, want, func(r *rdbio.Reader, rec *rdbio.Record) (bool, error) {
 		res = m.record(rec)
 		switch {
 		case res != notFound && m.seen == 1 && q.deferFirst:
@@ -273,7 +274,10 @@ func (f *File) run(q *query) (outcome, error) {
 // records reads the records that start from block from's first record up
 // to T offset end (excluded), on a Reader given the file's magic and a
 // SELECTDB of db first, and calls fn with each until fn reports true.
-func (f *File) records(from int, end int64, db uint64, fn func(*rdbio.Reader, *rdbio.Record) (bool, error)) error {
+//
+// want (nil: every key) tells which keys' values must come out as the
+// source stored them; the others' strings are decoded raw, cheaper.
+func (f *File) records(from int, end int64, db uint64, want func([]byte) bool, fn func(*rdbio.Reader, *rdbio.Record) (bool, error)) error {
 	blocks := f.bf.Blocks()
 	prefix := f.prefix(db)
 	start := blocks[from].First
@@ -290,7 +294,7 @@ func (f *File) records(from int, end int64, db uint64, fn func(*rdbio.Reader, *r
 		// of the RDB.
 		err := rdbio.DecodeTRecords(pw, src, rdbio.TargetOriginal, rdbio.Options{Cap: f.opt.Cap}, func(_ *rdbio.Reader, rec *rdbio.Record) bool {
 			return rec.Offset >= limit
-		})
+		}, want)
 		if err == nil {
 			err = errEnd
 		}
@@ -338,7 +342,7 @@ func (f *File) dbAt(j int, want uint64) (uint64, error) {
 			continue
 		}
 		v := blockDB{want: want, b: blocks[k]}
-		if err := f.records(k, end, 0, v.record); err != nil {
+		if err := f.records(k, end, 0, func([]byte) bool { return false }, v.record); err != nil {
 			return 0, err
 		}
 		db, cached := f.dbs[k]
