@@ -67,6 +67,7 @@ type TSink interface {
 type TStats struct {
 	Records    int64 // records, the magic and the EOF trailer included
 	Keys       int64 // key records
+	LeftOut    int64 // key records Options.Keep left out (not in T)
 	InBytes    int64 // RDB bytes read
 	TBytes     int64 // T bytes written
 	Decoded    int64 // LZF strings stored decoded (0xC5)
@@ -88,13 +89,17 @@ func TKey(dst []byte, db uint64, key []byte) []byte {
 // EncodeT reads an RDB from src and writes its T stream to dst, record by
 // record. The source's checksum is checked unless opt.IgnoreChecksum; a
 // record whose layout rdbio does not know ends the walk and the rest of
-// the file goes into one record as it is (Reader.PassBody).
+// the file goes into one record as it is (Reader.PassBody). With
+// opt.Keep, T is that of the filtered file (Copy's output): the records
+// Keep leaves out are not in it, and its trailer is the CRC-64 of what
+// stays (0 where the source's was 0).
 func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
 	var st TStats
 	r, err := NewReader(src, opt)
 	if err != nil {
 		return st, err
 	}
+	r.in.sumKept = opt.Keep != nil
 	ts := &tsink{dst: dst, st: &st}
 	r.in.rw = &rewrite{toT: true, cap: r.opt.Cap, st: &st}
 	if err := ts.begin(nil, 0); err != nil {
@@ -142,9 +147,10 @@ func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
 	}
 	// The EOF opcode and the stored trailer, then what follows it.
 	r.onRecord = nil
+	st.LeftOut = r.left.LeftOut
 	tail := []byte{OpEOF}
 	if r.hdr.HasChecksum() {
-		tail = binary.LittleEndian.AppendUint64(tail, r.crcGot)
+		tail = binary.LittleEndian.AppendUint64(tail, keptTrailer(r))
 	}
 	if _, err := ts.Write(tail); err != nil {
 		return st, err
@@ -154,6 +160,17 @@ func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
 	}
 	st.InBytes = r.in.offset()
 	return st, nil
+}
+
+// keptTrailer is the checksum of what a Reader kept: the source's stored
+// one when nothing was left out, else the CRC-64 of what stays (0 where
+// the source's was 0, checksums disabled). The input's kept sum must have
+// been on (input.sumKept).
+func keptTrailer(r *Reader) uint64 {
+	if r.left.Bytes == 0 || r.crcGot == 0 {
+		return r.crcGot
+	}
+	return r.in.kept
 }
 
 // tsink passes T on to a TSink, holding the bytes a record sends before
@@ -217,7 +234,7 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 	stored := r.crcGot
 	switch {
 	case !r.hdr.HasChecksum():
-	case target == TargetOriginal:
+	case target == TargetOriginal && r.left.Bytes == 0:
 		if got := crc64.Update(w.crc.Sum64(), []byte{OpEOF}); stored != 0 && got != stored && !ignore {
 			return w.Written(), r.failAt(r.in.offset()-8, "checksum", fmt.Errorf("%w: the trailer says %016x, the restored file gives %016x", ErrChecksum, stored, got))
 		}
@@ -242,12 +259,15 @@ type rewrite struct {
 	target Target
 	cap    int
 	st     *TStats
-	hold   appender // the prefix of the string being rewritten
-	comp   []byte   // its stored payload
-	dec    []byte   // its decoded bytes
-	lzf    []byte   // an LZF stream made from them
-	head   []byte
-	enc    lzf.Encoder
+	// passive: strings are read as they are, not rewritten (the value of
+	// a key Options.Keep leaves out).
+	passive bool
+	hold    appender // the prefix of the string being rewritten
+	comp    []byte   // its stored payload
+	dec     []byte   // its decoded bytes
+	lzf     []byte   // an LZF stream made from them
+	head    []byte
+	enc     lzf.Encoder
 }
 
 // wants tells, from a string's first byte, whether the rewrite may change it.
@@ -271,7 +291,7 @@ func (w *rewrite) string(in *input) (strHead, error) {
 	if err := in.fill(1); err != nil {
 		return strHead{}, err
 	}
-	if !w.wants(in.buf[in.pos]) {
+	if w.passive || !w.wants(in.buf[in.pos]) {
 		return in.plainHeader(!w.toT)
 	}
 	start := in.offset()

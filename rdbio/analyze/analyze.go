@@ -141,7 +141,7 @@ func (a *analyzer) slot(typ rdbio.Type) *typeSlot {
 	name := typ.String()
 	s := a.byName[name]
 	if s == nil {
-		s = &typeSlot{name: name, family: Family(name)}
+		s = &typeSlot{name: name, family: typ.Family()}
 		a.byName[name] = s
 	}
 	a.types[typ] = s
