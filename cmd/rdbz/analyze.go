@@ -28,13 +28,17 @@ func analyzeCommand() *cli.Command {
 		},
 		Action: runAnalyze,
 	}
-	cmd.Flags = append(cmd.Flags, keysFlags()...)
+	cmd.Flags = append(append(cmd.Flags, keysFlags()...), filterFlags()...)
 	return cmd
 }
 
 func runAnalyze(c *cli.Context) error {
+	ro, err := analyzeRead(c)
+	if err != nil {
+		return err
+	}
 	if c.NArg() > 1 {
-		return runAnalyzeMany(c)
+		return runAnalyzeMany(c, ro)
 	}
 	in, err := openRDB(c.Context, c.Args().First())
 	if err != nil {
@@ -61,7 +65,7 @@ func runAnalyze(c *cli.Context) error {
 		limitMemory(2*sb + whatIfHeadroom)
 	}
 	prog.phase("reading", inputSize(c.Args().First()))
-	r, err := rdbio.NewReader(prog.reader(in), rdbio.Options{Cap: c.Int("cap")})
+	r, err := rdbio.NewReader(prog.reader(in), ro)
 	if err != nil {
 		return err
 	}
@@ -85,6 +89,12 @@ func runAnalyze(c *cli.Context) error {
 		err = rerr
 	}
 	return err
+}
+
+// analyzeRead is how analyze reads its inputs: --cap and the key filters.
+func analyzeRead(c *cli.Context) (rdbio.Options, error) {
+	keep, err := keyFilter(c)
+	return rdbio.Options{Cap: c.Int("cap"), Keep: keep}, err
 }
 
 // whatIfHeadroom is the heap allowed beyond the what-if's two samples:

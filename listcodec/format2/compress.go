@@ -45,6 +45,8 @@ type Options struct {
 	// in T (rdbio.Options.Cap). Decompress needs a cap at least as large.
 	Cap            int
 	IgnoreChecksum bool
+	// Keep, when set, selects the keys compressed (rdbio.Options.Keep).
+	Keep func(*rdbio.Record) bool
 	// Dict is a complete zstd dictionary to compress with; nil trains one.
 	Dict        []byte
 	DictSize    int
@@ -118,7 +120,7 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 	start := time.Now()
 	opt = opt.withDefaults()
 	st := &Stats{}
-	ropt := rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}
+	ropt := rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, Keep: opt.Keep}
 	c := &csink{ctx: ctx, dst: dst, opt: opt, st: st, limit: opt.TrainBytes}
 	if opt.Dict != nil {
 		if err := checkDict(opt.Dict); err != nil {

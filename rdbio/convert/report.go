@@ -25,8 +25,10 @@ type Report struct {
 	// decoded on the way (listcodec's decompressor).
 	Decoded bool `json:"rdbz_nodes_decoded"`
 	// Keys counts the keys kept (written, or in a dry run to be written).
-	Keys  int64  `json:"keys"`
-	Items []Item `json:"items"`
+	Keys int64 `json:"keys"`
+	// LeftOut counts the keys the filter (Options.Keep) left out.
+	LeftOut int64  `json:"left_out"`
+	Items   []Item `json:"items"`
 }
 
 // Item is what happened to one kind of record or value.
