@@ -202,8 +202,8 @@ func (r *Reader) nextAhead() (*Record, error) {
 // leaveOut skips the key readAhead returned, with its records and its
 // value: nothing of them goes on, and the value's strings are walked, not
 // rewritten. A value rdbio cannot walk (ErrUnsupported, found before any
-// of it is read) cannot be skipped: the key then goes on, with the rest
-// of the file, through PassBody.
+// of it is read) cannot be skipped: the key stays, with the rest of the
+// file, for PassBody (which refuses it to a sink: unfiltered).
 func (r *Reader) leaveOut() error {
 	at, kept := r.in.offset(), r.in.kept
 	r.in.out, r.in.aside, r.in.kept = nil, true, r.keptBefore

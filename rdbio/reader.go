@@ -455,9 +455,15 @@ func (r *Reader) readEOF() error {
 // must end with the EOF opcode and, when the version has one, a checksum
 // that matches everything before it (or 0). It returns the EOF record; the
 // caller writes its own trailer (and nothing may follow the trailer).
+// Under Options.Keep, with a sink, it fails (wrapping the grammar's
+// error): the keys in the rest could not be judged, and would go on
+// unfiltered.
 func (r *Reader) PassBody() (*Record, error) {
 	if r.err != nil && !errors.Is(r.err, ErrUnsupported) {
 		return nil, r.err
+	}
+	if r.opt.Keep != nil && r.sink != nil {
+		return nil, fmt.Errorf("rdb: the keys past a record rdbio cannot walk cannot be filtered: %w", r.err)
 	}
 	if err := r.releaseHeld(); err != nil {
 		return nil, err

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 	if out, err := exec.Command("go", "build", "-o", rdbzBin, ".").CombinedOutput(); err != nil {
 		panic("go build: " + err.Error() + "\n" + string(out))
 	}
-	code := m.Run()
+	code := rdbiotest.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
