@@ -220,6 +220,7 @@ func (r *Reader) leaveOut() error {
 	r.in.out, r.in.aside = r.sink, false
 	switch {
 	case err == nil:
+		r.ahead, r.aheadAt = r.ahead[:0], 0
 		r.left.LeftOut++
 		r.left.Bytes += r.in.offset() - r.aheadStart
 		return nil

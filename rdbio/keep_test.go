@@ -45,6 +45,7 @@ var keepParts = func() []struct {
 		{"l", append([]byte{OpIdle, 10}, key(TypeListQuicklist2, "l", list...)...)},
 		{"big", append(slices.Clone(expire), key(TypeString, big, lzfVal...)...)},
 		{"big2", key(TypeString, big+"2", str("v")...)},
+		{"d", append([]byte{OpIdle, 7}, key(TypeString, "d", str("w")...)...)},
 		{"db1", []byte{OpSelectDB, 1}},
 		{"hint", []byte{OpResizeDB, 1, 0}},
 		{"slot", []byte{OpSlotInfo, 0, 1, 0}},
@@ -92,7 +93,7 @@ func TestKeepRecords(t *testing.T) {
 		if name == "a" && (rec.Expire != 1_700_000_000_500 || rec.Freq != 5) {
 			t.Errorf("key a: expire %d, freq %d", rec.Expire, rec.Freq)
 		}
-		return name != "a" && name != "big2"
+		return name != "a" && name != "big2" && name != "d"
 	}
 	r, err := NewReader(bytes.NewReader(keepFile()), Options{Keep: keep})
 	if err != nil {
@@ -122,11 +123,11 @@ func TestKeepRecords(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("records %q, want %q", got, want)
 	}
-	if w := []string{"a", "b", "l", "big", "big2", "c"}; !slices.Equal(seen, w) {
+	if w := []string{"a", "b", "l", "big", "big2", "d", "c"}; !slices.Equal(seen, w) {
 		t.Errorf("Keep saw %q, want %q", seen, w)
 	}
 	f := r.Filtered()
-	if f.Kept != 4 || f.LeftOut != 2 || f.Bytes != int64(len(keepFile())-len(keepFile("a", "big2", "hint", "slot"))) {
+	if f.Kept != 4 || f.LeftOut != 3 || f.Bytes != int64(len(keepFile())-len(keepFile("a", "big2", "d", "hint", "slot"))) {
 		t.Errorf("Filtered %+v", f)
 	}
 }
@@ -143,6 +144,7 @@ func TestKeepCopy(t *testing.T) {
 		{nil, keepFile("hint", "slot")},
 		{[]string{"a", "l", "big", "c"}, keepFile("a", "l", "big", "c", "hint", "slot")},
 		{[]string{"b", "big2"}, keepFile("b", "big2", "hint", "slot")},
+		{[]string{"d"}, keepFile("d", "hint", "slot")},
 	} {
 		var out bytes.Buffer
 		n, f, err := CopyFiltered(&out, bytes.NewReader(keepFile()), Options{Keep: rejecting(tc.reject...)})
@@ -152,7 +154,7 @@ func TestKeepCopy(t *testing.T) {
 		if !bytes.Equal(out.Bytes(), tc.want) || n != int64(out.Len()) {
 			t.Errorf("reject %q: %d bytes (n %d), want %d", tc.reject, out.Len(), n, len(tc.want))
 		}
-		if f.LeftOut != int64(len(tc.reject)) || f.Kept != 6-f.LeftOut {
+		if f.LeftOut != int64(len(tc.reject)) || f.Kept != 7-f.LeftOut {
 			t.Errorf("reject %q: Filtered %+v", tc.reject, f)
 		}
 	}
@@ -196,15 +198,15 @@ func TestKeepUnwalkable(t *testing.T) {
 // filtered as it is decoded, its 0xC5 strings in the keys left out
 // skipped, gives the same file.
 func TestKeepT(t *testing.T) {
-	reject := []string{"b", "l", "big2"}
-	want := keepFile("b", "l", "big2", "hint", "slot")
+	reject := []string{"b", "l", "big2", "d"}
+	want := keepFile("b", "l", "big2", "d", "hint", "slot")
 	var tb tbuf
 	st, err := EncodeT(&tb, bytes.NewReader(keepFile()), Options{Keep: rejecting(reject...)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Keys != 3 || st.LeftOut != 3 || st.Decoded != 1 {
-		t.Errorf("stats %+v: want 3 keys, 3 left out, 1 LZF string decoded", st)
+	if st.Keys != 3 || st.LeftOut != 4 || st.Decoded != 1 {
+		t.Errorf("stats %+v: want 3 keys, 4 left out, 1 LZF string decoded", st)
 	}
 	var out bytes.Buffer
 	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetOriginal, Options{}); err != nil || !bytes.Equal(out.Bytes(), want) {

@@ -78,6 +78,10 @@ func (o Options) withDefaults() Options {
 // With Options.WhatIf, once the pass has read the whole file without error
 // and with a checksum that is not a mismatch, it trains the what-if's
 // dictionary and predicts (Analysis.WhatIf, WhatIfSeconds).
+//
+// A Reader with a filter (rdbio.Options.Keep) gives the analysis of the
+// keys it keeps: LeftOut counts the others, and the what-if is that of a
+// compress with the same filter.
 func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
 	var key func(*KeyRow) error
 	if opt.Keys != nil {
@@ -116,7 +120,8 @@ func analyze(r *rdbio.Reader, opt Options, key func(*KeyRow) error) (*Analysis, 
 	a.finish()
 	if a.whatIf != nil && err == nil && res.Checksum != rdbio.ChecksumMismatch {
 		start := time.Now()
-		res.WhatIf, err = a.whatIf.Estimate(listcodec.EstimateInput{Bytes: res.Bytes + res.TrailingBytes,
+		// The file a filtered compress would read: less what the filter left out.
+		res.WhatIf, err = a.whatIf.Estimate(listcodec.EstimateInput{Bytes: res.Bytes + res.TrailingBytes - r.Filtered().Bytes,
 			Compressed: res.Rdbz.Compressed, ChecksumDisabled: res.Checksum == rdbio.ChecksumDisabled})
 		res.WhatIfSeconds = time.Since(start).Seconds()
 	}
