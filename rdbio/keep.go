@@ -36,9 +36,10 @@ func (rec *Record) Ctime() (int64, bool) {
 
 // aheadRec is a record held back until its key was kept (Reader.ahead).
 type aheadRec struct {
-	rec Record
-	end int  // the end of its bytes in held
-	key bool // the key record: r.rec
+	rec    Record
+	end    int   // the end of its bytes in held
+	endOff int64 // its input offset's (Reader.Offset)
+	key    bool  // the key record: r.rec
 }
 
 // opDfMask is Dragonfly's per-key flags, written before the key (§6).
@@ -131,7 +132,7 @@ func (r *Reader) readAhead() (*Record, error) {
 		if err := r.in.flush(); err != nil { // into held: it does not fail
 			return nil, r.fail("write", err)
 		}
-		r.ahead = append(r.ahead, aheadRec{rec: *rec, end: len(r.held)})
+		r.ahead = append(r.ahead, aheadRec{rec: *rec, end: len(r.held), endOff: r.in.offset()})
 		if op, ok := r.peekOp(); !ok || !r.startsKey(op) {
 			return rec, nil
 		}

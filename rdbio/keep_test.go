@@ -100,13 +100,21 @@ func TestKeepRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
+	end := int64(-1) // where the last record ended, by Offset
 	for {
 		rec, err := r.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
+		if end >= 0 && rec.Offset != end {
+			t.Errorf("%v record at %d: the one before ended at %d", rec.Kind, rec.Offset, end)
+		}
 		if rec.Kind == KindEOF {
 			break
+		}
+		end = -1
+		if rec.Kind == KindExpire || rec.Kind == KindIdle || rec.Kind == KindFreq {
+			end = r.Offset()
 		}
 		name := rec.Kind.String()
 		if rec.Kind == KindKey {

@@ -206,8 +206,14 @@ func NewReader(src io.Reader, opt Options) (*Reader, error) {
 // Header returns the magic that was read.
 func (r *Reader) Header() Header { return r.hdr }
 
-// Offset is the input offset of the next unread byte.
-func (r *Reader) Offset() int64 { return r.in.offset() }
+// Offset is the input offset of the next unread byte: after a record
+// held back (Options.Keep), the offset right after it.
+func (r *Reader) Offset() int64 {
+	if r.aheadAt > 0 && r.aheadAt < len(r.ahead) {
+		return r.ahead[r.aheadAt-1].endOff
+	}
+	return r.in.offset()
+}
 
 // Dragonfly reports whether Dragonfly's marks were seen so far: an AUX
 // field df-ver, Dragonfly-only opcodes or types. Those before the file's

@@ -215,7 +215,9 @@ func (t *tsink) begin(key []byte, off int64) error {
 // trailer T holds (unless opt.IgnoreChecksum). With the other targets the
 // trailer is recomputed (0 where the source's was 0). A 0xC5 string whose
 // length is over opt.Cap (the cap must be at least the one T was made
-// with), or whose flags are not 0, is an error naming its offset.
+// with), or whose flags are not 0, is an error naming its offset. With
+// opt.Keep, the keys it rejects are left out and, when something was,
+// the trailer is recomputed whatever the target.
 func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, error) {
 	ignore := opt.IgnoreChecksum
 	opt.IgnoreChecksum = true // T's bytes are not the ones the trailer sums
