@@ -90,6 +90,9 @@ func runCompress(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if keep != nil && c.Bool("rm") {
+		return usagef("--rm with filters: the output lacks the keys they leave out; remove IN yourself")
+	}
 	opt.Keep = keep
 	// The heap holds the training sample (and, on a stream, the held
 	// records), the trainer's tables, and the queue.

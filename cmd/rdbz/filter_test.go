@@ -16,7 +16,8 @@ import (
 )
 
 // TestFilterUsage: a bad filter is a usage error of one line, on every
-// command that takes the filters.
+// command that takes the filters; so is compress --rm with a filter (the
+// output lacks keys of the input it would remove).
 func TestFilterUsage(t *testing.T) {
 	for _, cmd := range [][]string{{"copy", "-cf"}, {"compress", "-cf"}, {"convert", "-cf", "-t", "redis-7.0"}, {"analyze"}} {
 		for _, args := range []struct{ says, arg, value string }{
@@ -33,6 +34,10 @@ func TestFilterUsage(t *testing.T) {
 		if _, stderr, code := run(t, nil, line...); code != 2 || !strings.Contains(stderr, `--now "yesterday"`) {
 			t.Errorf("%q: exit %d, %q", line, code, stderr)
 		}
+	}
+	_, path, _ := copyInput(t, "dump.rdb")
+	if _, stderr, code := run(t, nil, "compress", "--rm", "--db", "0", path); code != 2 || !strings.Contains(stderr, "--rm with filters") {
+		t.Errorf("compress --rm with a filter: exit %d, %q", code, stderr)
 	}
 }
 
