@@ -6,6 +6,7 @@ require (
 	github.com/creack/pty v1.1.24
 	github.com/hdt3213/rdb v1.3.2
 	github.com/klauspost/compress v1.20.4
+	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/rivo/uniseg v0.4.7
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/urfave/cli/v2 v2.27.7

@@ -61,6 +61,9 @@ type DecompressOptions struct {
 	Flow
 	To    Form
 	Dicts []*node.Dict // external dictionaries (for files written with NoEmbed)
+	// Envelope: whether the output is in a VKCS envelope (default: as
+	// the source was, with ToOriginal).
+	Envelope Envelope
 }
 
 // Decompress is DecompressContext without cancellation.
@@ -75,18 +78,24 @@ func Decompress(dst io.Writer, src io.Reader, opt DecompressOptions) (*Stats, er
 // Cancelling ctx stops it with ctx's error.
 func DecompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt DecompressOptions) (*Stats, error) {
 	src, two := sniff(src)
+	out := newWrapped(dst)
 	if two {
-		return decompress2(ctx, dst, src, opt)
+		return decompress2(ctx, out, src, opt)
 	}
 	start := time.Now()
 	st := &Stats{}
-	t, err := newTranscoder(ctx, dst, src, opt.Flow, st)
+	if err := out.start(opt, nil); err != nil { // a format-1 file records no envelope
+		return st, err
+	}
+	t, err := newTranscoder(ctx, out, src, opt.Flow, st)
 	if err != nil {
 		return st, err
 	}
 	d := &decompressor{opt: opt, t: t, dicts: append([]*node.Dict(nil), opt.Dicts...)}
 	t.h = d
-	err = t.run()
+	if err = t.run(); err == nil {
+		err = out.close(st)
+	}
 	st.Elapsed = time.Since(start)
 	return st, err
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/rdbz/rdbz/listcodec/block"
 	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/rdbz/rdbz/rdbio"
 )
@@ -26,7 +27,7 @@ func compress2(ctx context.Context, dst io.Writer, src io.Reader, opt CompressOp
 		return &Stats{}, ErrNoEmbedFormat2
 	}
 	o := format2.Options{Level: opt.Level, Workers: opt.Workers, Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, Keep: opt.Keep,
-		SampleBytes: opt.Train.SampleBytes, TrainBytes: opt.Train.TrainBytes, Stream: opt.Train.Stream,
+		SampleBytes: opt.Train.SampleBytes, TrainBytes: opt.Train.TrainBytes,
 		Phase: opt.Phase, BlockSize: opt.BlockSize}
 	if opt.Train.Seed != nil {
 		o.Seed = *opt.Train.Seed
@@ -39,12 +40,14 @@ func compress2(ctx context.Context, dst io.Writer, src io.Reader, opt CompressOp
 	}
 	fs, err := format2.Compress(ctx, dst, src, o)
 	st := &Stats{BytesIn: fs.BytesIn, BytesOut: fs.BytesOut, DictID: fs.DictID, DictBytes: fs.DictBytes,
-		Note: fs.Note, Elapsed: fs.Elapsed, Unfaithful: fs.T.Unfaithful, Format2: fs, Keys: fs.T.Keys, LeftOut: fs.T.LeftOut}
+		Note: fs.Note, Elapsed: fs.Elapsed, Unfaithful: fs.T.Unfaithful, Format2: fs, InputEnvelope: fs.Envelope,
+		Keys: fs.T.Keys, LeftOut: fs.T.LeftOut}
 	return st, err
 }
 
-// decompress2 is Decompress for a format-2 input.
-func decompress2(ctx context.Context, dst io.Writer, src io.Reader, opt DecompressOptions) (*Stats, error) {
+// decompress2 is Decompress for a format-2 input; the output is wrapped as
+// the header's source record and opt.Envelope say.
+func decompress2(ctx context.Context, out *wrapped, src io.Reader, opt DecompressOptions) (*Stats, error) {
 	start := time.Now()
 	flow := opt.Flow.withDefaults()
 	to := rdbio.TargetOriginal
@@ -54,9 +57,15 @@ func decompress2(ctx context.Context, dst io.Writer, src io.Reader, opt Decompre
 	case ToLZF:
 		to = rdbio.TargetLZF
 	}
-	ds, err := format2.Decompress(ctx, dst, src, format2.DecompressOptions{To: to, Workers: flow.Workers,
-		Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum})
-	return &Stats{BytesIn: ds.BytesIn, BytesOut: ds.BytesOut, Elapsed: time.Since(start)}, err
+	ds, err := format2.Decompress(ctx, out, src, format2.DecompressOptions{To: to, Workers: flow.Workers,
+		Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum,
+		Header: func(h block.Header) error { return out.start(opt, h.Source) }})
+	st := &Stats{BytesIn: ds.BytesIn, BytesOut: ds.BytesOut, Format2Decompress: ds}
+	if err == nil {
+		err = out.close(st)
+	}
+	st.Elapsed = time.Since(start)
+	return st, err
 }
 
 // sniff returns a reader of src and whether src is a format-2 file.
@@ -70,10 +79,12 @@ func sniff(src io.Reader) (io.Reader, bool) {
 // is: an rdbz file of format 2 or 1.x (turned back into its source, or
 // the target opt.To says) or an ordinary RDB (given back as it is with
 // ToOriginal). It is the one way every reader of rdbz files (info,
-// analyze, verify, convert) gets at the RDB inside. The work runs on its
-// own goroutines; an error ends the stream as the reader's error. Close
-// the reader to stop it early.
+// analyze, verify, convert) gets at the RDB inside: never in an envelope
+// (opt.Envelope is EnvelopeNone; a VKCS input is read as its inner RDB).
+// The work runs on its own goroutines; an error ends the stream as the
+// reader's error. Close the reader to stop it early.
 func Original(ctx context.Context, src io.Reader, opt DecompressOptions) io.ReadCloser {
+	opt.Envelope = EnvelopeNone
 	ctx, cancel := context.WithCancel(ctx)
 	pr, pw := io.Pipe()
 	go func() {

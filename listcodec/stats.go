@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/rdbz/rdbz/listcodec/format2"
+	"github.com/rdbz/rdbz/rdbio/envelope"
 )
 
 // Stats is what a transcoding did. The writer goroutine fills the node
@@ -29,6 +30,13 @@ type Stats struct {
 	Elapsed       time.Duration
 	// Format2 is what a format-2 Compress did (nil for format 1).
 	Format2 *format2.Stats
+	// Format2Decompress is what a Decompress of a format-2 file did (nil
+	// otherwise).
+	Format2Decompress *format2.DecompressStats
+	// InputEnvelope is the VKCS envelope the input was in (read through;
+	// a format-2 Compress records it), OutputEnvelope the one Decompress
+	// wrote.
+	InputEnvelope, OutputEnvelope envelope.Info
 }
 
 func (s *Stats) addNode(it *item, written int64) {

@@ -87,6 +87,7 @@ func newTranscoder(ctx context.Context, dst io.Writer, src io.Reader, flow Flow,
 	if err != nil {
 		return nil, err
 	}
+	stats.InputEnvelope = r.Header().Envelope
 	t := &transcoder{flow: flow, r: r, w: w, stats: stats}
 	t.p = newPipeline(ctx, w, 64*flow.Workers+64, flow.QueueBytes, stats)
 	t.ch = &chunker{p: t.p}

@@ -135,6 +135,13 @@ type WhatIfReport struct {
 	// compressed).
 	RdbzCompressBytes int64 `json:"rdbz_compress_bytes"`
 	FileBytes         int64 `json:"file_bytes"`
+	// Format2 is what compress writes by default, format 2, predicted by
+	// compressing the dump's start (SetFormat2); RdbzCompressBytes is then
+	// its Bytes, and the node estimates below are format 1's
+	// (`compress --format 1`).
+	Format2 *Format2Prediction `json:"format2,omitempty"`
+	// Format1Bytes is `compress --format 1`'s size, when Format2 is set.
+	Format1Bytes int64 `json:"rdbz_compress_format1_bytes,omitempty"`
 	// Unchanged says Compress would copy the input as it is; Note why.
 	Unchanged bool   `json:"compress_copies_unchanged"`
 	Note      string `json:"note,omitempty"`
@@ -383,4 +390,16 @@ func (w *WhatIf) evaluate(rep *WhatIfReport, dict *node.Dict) error {
 		df.CompressedShare = float64(s.dflyInteriorComp) / float64(s.dflyInterior)
 	}
 	return nil
+}
+
+// SetFormat2 puts a format-2 prediction into the report: what compress
+// writes by default.
+func (r *WhatIfReport) SetFormat2(p *Format2Prediction) {
+	r.Format2, r.Format1Bytes = p, r.RdbzCompressBytes
+	r.RdbzCompressBytes = min(p.Bytes, r.FileBytes)
+	r.Unchanged = p.Bytes >= r.FileBytes
+	r.Note = ""
+	if r.Unchanged {
+		r.Note = "format 2 would not be smaller: compress copies the input unchanged"
+	}
 }

@@ -60,7 +60,7 @@ func CopyFiltered(dst io.Writer, src io.Reader, opt Options) (int64, Filtered, e
 // passRecords sends every record of r to w, up to the trailer. Where the
 // grammar stops (ErrUnsupported) the rest of the file is copied as it is:
 // nothing after it is walked, so nothing after it changes.
-func passRecords(r *Reader, w *Writer) error {
+func passRecords(r *Reader, w io.Writer) error {
 	if err := r.SetSink(w); err != nil {
 		return err
 	}

@@ -44,7 +44,9 @@
 // (the trailer's checksum) and rdbio/blob (listpack, ziplist, intset and
 // zipmap: counting, walking, checking and writing them, docs/codecs.md).
 // rdbio reads a blob's string off the input and hands its bytes to
-// rdbio/blob.
+// rdbio/blob. Below the grammar, rdbio/envelope (on the standard library
+// and two compression libraries) unwraps Valkey's VKCS envelope: NewReader
+// reads an enveloped file as the RDB inside it (Header.Envelope).
 //
 // There is one walk of the grammar: the value walk that Next uses to skip
 // a value is the one Value.Copy and Value.Count use. rdbio does not

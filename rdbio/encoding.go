@@ -257,7 +257,9 @@ func (r *Reader) valueStrHeader() (strHead, error) {
 
 // skipString consumes a string of a value that is not a list node.
 func (r *Reader) skipString() error {
+	r.in.skipping = true
 	h, err := r.valueStrHeader()
+	r.in.skipping = false
 	if err != nil {
 		return err
 	}
@@ -266,7 +268,9 @@ func (r *Reader) skipString() error {
 
 // skipNodeString consumes a list node string (rdbz's 0xC4 allowed).
 func (r *Reader) skipNodeString() error {
+	r.in.skipping = true
 	h, err := r.strHeader()
+	r.in.skipping = false
 	if err != nil {
 		return err
 	}

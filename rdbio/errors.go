@@ -28,6 +28,7 @@ var (
 // what RDB version was being read and, when known, the key.
 type Error struct {
 	Offset  int64  // byte offset in the input where the problem was found
+	Inner   bool   // Offset is in the RDB inside a VKCS envelope (Header.Envelope)
 	Version int    // RDB version from the header (0 before it is known)
 	Key     []byte // the key whose value was being read, or nil
 	What    string // what was being read
@@ -35,7 +36,11 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	s := "rdb: offset " + strconv.FormatInt(e.Offset, 10)
+	s := "rdb: offset "
+	if e.Inner {
+		s = "rdb: inner RDB offset "
+	}
+	s += strconv.FormatInt(e.Offset, 10)
 	if e.Version > 0 {
 		s += fmt.Sprintf(" (RDB %d)", e.Version)
 	}

@@ -34,6 +34,9 @@ type input struct {
 	kept    uint64
 	sumKept bool
 	aside   bool
+	// skipping: the string being read is skipped, its bytes are not needed
+	// (the rewrite may hand it to another goroutine)
+	skipping bool
 }
 
 func newInput(src io.Reader) *input {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/rdbz/rdbz/rdbio/envelope"
 )
 
 // DefaultCap is the default capture cap: the most bytes of one string that
@@ -33,11 +35,15 @@ type Options struct {
 	Keep func(*Record) bool
 }
 
-// Header is the file's magic.
+// Header is the file's magic, and the envelope around the RDB if any.
 type Header struct {
 	Magic   string // the 9 magic bytes, e.g. "REDIS0011" or "VALKEY080"
 	Version int    // the RDB version number in the magic
 	Valkey  bool   // the magic is "VALKEY"+3 digits (Valkey 9+)
+	// Envelope is the input's VKCS envelope (Valkey's rdbcompression lz4;
+	// the zero Info for a plain RDB): a Reader reads the RDB inside it, and
+	// offsets are the inner RDB's. A Writer writes no envelope.
+	Envelope envelope.Info
 }
 
 // HasChecksum reports whether files of this version end with a CRC64.
@@ -193,10 +199,15 @@ func (o Options) CapBytes() int {
 }
 
 // NewReader reads the magic of an RDB stream and returns a Reader for its
-// records.
+// records. An input in a VKCS envelope (envelope.Open: the one place rdbz
+// tells one apart) is read as the RDB inside it (Header.Envelope).
 func NewReader(src io.Reader, opt Options) (*Reader, error) {
 	opt.Cap = opt.CapBytes()
-	r := &Reader{in: newInput(src), opt: opt, expire: -1, freq: -1}
+	src, env, err := envelope.Open(src)
+	if err != nil {
+		return nil, err
+	}
+	r := &Reader{in: newInput(src), opt: opt, expire: -1, freq: -1, hdr: Header{Envelope: env}}
 	if err := r.readMagic(); err != nil {
 		return nil, err
 	}
@@ -249,6 +260,9 @@ func (r *Reader) divert(w io.Writer, what string, fn func() error) error {
 
 func (r *Reader) readMagic() error {
 	p, err := r.in.take(9)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return r.fail("magic", err) // the source's, e.g. a damaged envelope
+	}
 	if err != nil {
 		return r.fail("magic", fmt.Errorf("%w: not an RDB file (shorter than 9 bytes)", ErrCorrupt))
 	}
@@ -579,9 +593,11 @@ func (r *Reader) CopyRest(w io.Writer) (int64, error) {
 // failAt reports err at a given offset.
 func (r *Reader) failAt(off int64, what string, err error) error {
 	r.err = nil
-	e := r.fail(what, err).(*Error)
-	e.Offset = off
-	return e
+	err = r.fail(what, err)
+	if e, ok := err.(*Error); ok { // not an envelope's error, which names its own
+		e.Offset = off
+	}
+	return err
 }
 
 // fail wraps err as an *Error at the current offset, and makes it sticky.
@@ -597,6 +613,14 @@ func (r *Reader) fail(what string, err error) error {
 		r.err = err
 		return err
 	}
+	var ee *envelope.Error
+	if errors.As(err, &ee) {
+		// The envelope names the file offset and how far the inner RDB
+		// was decoded; the Reader's offset is only where its read-ahead
+		// buffer stood.
+		r.err = ee
+		return ee
+	}
 	var se *sinkError
 	if errors.As(err, &se) {
 		r.err = fmt.Errorf("rdb: writing output: %w", se.err)
@@ -605,7 +629,7 @@ func (r *Reader) fail(what string, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		err = fmt.Errorf("%w: unexpected end of input", ErrCorrupt)
 	}
-	fe := &Error{Offset: r.in.offset(), Version: r.hdr.Version, What: what, Err: err}
+	fe := &Error{Offset: r.in.offset(), Version: r.hdr.Version, Inner: r.hdr.Envelope.Enveloped(), What: what, Err: err}
 	if r.rec.Kind == KindKey || r.state != noValue {
 		fe.Key = bytes.Clone(r.rec.Key)
 	}

@@ -1,13 +1,13 @@
 package rdbio
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/rdbz/rdbz/rdbio/crc64"
+	"github.com/rdbz/rdbz/rdbio/envelope"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
@@ -63,6 +63,13 @@ type TSink interface {
 	Write(p []byte) (int, error)
 }
 
+// EnvelopeSink is a TSink that keeps the input's VKCS envelope (format 2
+// records it): EncodeT gives it Header.Envelope before the first byte of T.
+type EnvelopeSink interface {
+	TSink
+	Envelope(envelope.Info)
+}
+
 // TStats sums up what EncodeT did.
 type TStats struct {
 	Records    int64 // records, the magic and the EOF trailer included
@@ -100,8 +107,24 @@ func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
 		return st, err
 	}
 	r.in.sumKept = opt.Keep != nil
-	ts := &tsink{dst: dst, st: &st}
-	r.in.rw = &rewrite{toT: true, cap: r.opt.Cap, st: &st}
+	if es, ok := dst.(EnvelopeSink); ok {
+		es.Envelope(r.hdr.Envelope)
+	}
+	pipe := newTPipe(dst, mode{toT: true}, r.hdr.Version)
+	st, err = encodeT(r, pipe)
+	// A failure in the pipe is of bytes before the reader's position: it
+	// comes first.
+	if e := pipe.close(err == nil); e != nil {
+		err = e
+	}
+	st.add(pipe.st)
+	return st, err
+}
+
+func encodeT(r *Reader, pipe *tpipe) (TStats, error) {
+	var st TStats
+	ts := &tsink{dst: pipe, st: &st, pipe: pipe}
+	r.in.rw = &rewrite{mode: mode{toT: true}, cap: r.opt.Cap, st: &st}
 	if err := ts.begin(nil, 0); err != nil {
 		return st, err
 	}
@@ -177,6 +200,7 @@ func keptTrailer(r *Reader) uint64 {
 // Next returns it (its key) until its Begin.
 type tsink struct {
 	dst  TSink
+	pipe *tpipe
 	st   *TStats
 	hold bool
 	buf  []byte
@@ -191,6 +215,17 @@ func (t *tsink) Write(p []byte) (int, error) {
 	t.st.TBytes += int64(len(p))
 	return t.dst.Write(p)
 }
+
+// take hands a string of a value to the pipe; false: the caller does it
+// (the sink is holding a record's first bytes).
+func (t *tsink) take(enc Enc, hold, p []byte, ulen int, at int64) (bool, error) {
+	if t.hold {
+		return false, nil
+	}
+	return t.pipe.take(enc, hold, p, ulen, at)
+}
+
+func (t *tsink) drain() error { return t.pipe.drain() }
 
 func (t *tsink) begin(key []byte, off int64) error {
 	t.hold = false
@@ -225,12 +260,19 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 	if err != nil {
 		return 0, err
 	}
-	r.in.rw = &rewrite{target: target, cap: r.opt.Cap}
+	r.in.rw = &rewrite{mode: mode{target: target}, cap: r.opt.Cap}
 	w, err := NewWriter(dst, r.Header())
 	if err != nil {
 		return 0, err
 	}
-	if err := passRecords(r, w); err != nil {
+	// The strings to LZF-encode are done on worker goroutines, the Writer
+	// (and its CRC) on another: the pipe is drained before the trailer.
+	pipe := newTPipe(writerSink{w}, r.in.rw.mode, r.hdr.Version)
+	err = passRecords(r, pipe)
+	if e := pipe.close(err == nil); e != nil {
+		err = e
+	}
+	if err != nil {
 		return w.Written(), err
 	}
 	stored := r.crcGot
@@ -253,23 +295,36 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 	return w.Written(), w.Flush()
 }
 
+// writerSink is a TSink of an io.Writer: records are not told apart.
+type writerSink struct{ io.Writer }
+
+func (writerSink) Begin([]byte, int64) error { return nil }
+
 // rewrite is the string rewrite of a T stream, on the input's string
 // decoder: toT turns faithful LZF strings into 0xC5 ones; otherwise the
 // input is T and strings are stored as target says.
 type rewrite struct {
-	toT    bool
-	target Target
-	cap    int
-	st     *TStats
-	// passive: strings are read as they are, not rewritten (the value of
-	// a key Options.Keep leaves out).
+	mode
+	cap int
+	st  *TStats
+	// passive: strings are read as they are, not rewritten nor handed to
+	// the pipe (the value of a key Options.Keep leaves out).
 	passive bool
 	hold    appender // the prefix of the string being rewritten
 	comp    []byte   // its stored payload
-	dec     []byte   // its decoded bytes
-	lzf     []byte   // an LZF stream made from them
-	head    []byte
-	enc     lzf.Encoder
+	work    strWork
+}
+
+// mode is what a rewrite makes of strings.
+type mode struct {
+	toT    bool
+	target Target
+}
+
+// costly tells whether rewriting a string of encoding enc takes an LZF
+// encoder or decoder (not just a new prefix): worth another goroutine.
+func (m mode) costly(enc Enc) bool {
+	return enc == EncLZF || m.toT || m.target != TargetRaw
 }
 
 // wants tells, from a string's first byte, whether the rewrite may change it.
@@ -315,6 +370,8 @@ func (w *rewrite) string(in *input) (strHead, error) {
 	switch {
 	case h.enc == EncT && over:
 		return strHead{}, fmt.Errorf("%w: 0xC5 string at offset %d claims %d bytes, over the cap of %d", ErrTooLarge, start, h.ulen, w.cap)
+	case over && h.enc == EncLZF && !w.toT && w.target == TargetRaw:
+		return w.streamRaw(in, sink, h)
 	case h.enc == EncInt, h.enc == EncZstd, h.enc == EncRaw && h.size <= 20, over:
 		if over && h.enc == EncLZF && w.st != nil {
 			w.st.OverCap++
@@ -330,49 +387,72 @@ func (w *rewrite) string(in *input) (strHead, error) {
 	if err != nil {
 		return strHead{}, err
 	}
-	dec := w.comp
-	if h.enc == EncLZF {
-		if w.dec, err = lzf.Decode(w.dec[:0], w.comp, int(h.ulen)); err != nil {
-			return strHead{}, fmt.Errorf("%w: LZF string at offset %d does not decode to %d bytes", ErrCorrupt, start, h.ulen)
+	if t, ok := sink.(stringTaker); ok {
+		if in.skipping && h.ulen <= pipeMaxString && w.costly(h.enc) {
+			if took, err := t.take(h.enc, w.hold, w.comp, int(h.ulen), start); took || err != nil {
+				return strHead{enc: EncRaw, ulen: h.ulen, done: true}, err
+			}
 		}
-		dec = w.dec
-	}
-	done := strHead{enc: EncRaw, ulen: uint64(len(dec)), done: true, data: dec}
-	if w.toT {
-		return done, w.encodeT(sink, h, dec)
-	}
-	if w.target == TargetRaw {
-		return done, w.send(sink, AppendLen(w.head[:0], uint64(len(dec))), dec)
-	}
-	var ok bool
-	if w.target == TargetOriginal {
-		w.lzf, ok = w.enc.Encode(w.lzf[:0], dec, len(dec)+len(dec)/32+8)
-		if !ok {
-			return strHead{}, fmt.Errorf("%w: 0xC5 string at offset %d does not LZF-encode", ErrCorrupt, start)
+		// Done here, sent after what the pipe holds. A large one is not
+		// copied into a batch: the pipe is drained first.
+		if h.ulen > pipeMaxString {
+			if err := t.drain(); err != nil {
+				return strHead{}, err
+			}
 		}
-	} else if w.lzf, ok = w.enc.RedisSave(w.lzf[:0], dec); !ok {
-		return done, w.send(sink, AppendLen(w.head[:0], uint64(len(dec))), dec)
 	}
-	return done, w.send(sink, AppendStringHead(w.head[:0], EncLZF, 0, uint64(len(w.lzf)), uint64(len(dec))), w.lzf)
+	head, body, dec, err := w.work.rewrite(w.mode, h.enc, w.hold, w.comp, int(h.ulen), w.st)
+	if err != nil {
+		return strHead{}, fmt.Errorf("%w (string at offset %d)", err, start)
+	}
+	return strHead{enc: EncRaw, ulen: uint64(len(dec)), done: true, data: dec}, w.send(sink, head, body)
 }
 
-// encodeT sends an LZF string on as T: decoded when the faithful encoder
-// gives back its bytes (prefix included), else as it was.
-func (w *rewrite) encodeT(sink io.Writer, h strHead, dec []byte) error {
-	w.head = AppendStringHead(w.head[:0], EncLZF, 0, h.size, h.ulen)
-	if bytes.Equal(w.head, w.hold) {
-		var ok bool
-		w.lzf, ok = w.enc.Encode(w.lzf[:0], dec, len(dec)+len(dec)/32+8)
-		if ok && bytes.Equal(w.lzf, w.comp) {
-			w.st.Decoded++
-			w.st.LZFBytes += int64(len(w.hold) + len(w.comp))
-			w.st.DecBytes += int64(len(dec))
-			w.head = AppendLen(append(w.head[:0], 0xC0|EncodingT, 0), uint64(len(dec)))
-			return w.send(sink, w.head, dec)
+// streamRaw writes an LZF string longer than the cap as a raw one (--to
+// raw), decoding it as it is read: its prefix is read, its payload not.
+func (w *rewrite) streamRaw(in *input, sink io.Writer, h strHead) (strHead, error) {
+	var head [10]byte
+	if err := w.send(sink, AppendLen(head[:0], h.ulen), nil); err != nil {
+		return strHead{}, err
+	}
+	if t, ok := sink.(stringTaker); ok {
+		if err := t.drain(); err != nil { // the decoded bytes go straight on
+			return strHead{}, err
 		}
 	}
-	w.st.Unfaithful++
-	return w.send(sink, w.hold, w.comp)
+	in.out = nil
+	n, err := io.Copy(sinkWriter{sink}, lzf.NewReader(&inputReader{in: in, left: h.size}, int64(h.ulen)))
+	if err == nil {
+		err = in.flush()
+	}
+	in.out = sink
+	if err == nil && n != int64(h.ulen) {
+		err = fmt.Errorf("%w: LZF string decodes to %d bytes, not %d", ErrCorrupt, n, h.ulen)
+	}
+	if err != nil {
+		return strHead{}, err
+	}
+	return strHead{enc: EncRaw, ulen: h.ulen, done: true}, nil
+}
+
+// inputReader reads the next left bytes of an input.
+type inputReader struct {
+	in   *input
+	left uint64
+}
+
+func (r *inputReader) Read(p []byte) (int, error) {
+	if r.left == 0 {
+		return 0, io.EOF
+	}
+	if err := r.in.fill(1); err != nil {
+		return 0, err
+	}
+	n := int(min(uint64(len(p)), uint64(r.in.end-r.in.pos), r.left))
+	copy(p, r.in.buf[r.in.pos:r.in.pos+n])
+	r.in.pos += n
+	r.left -= uint64(n)
+	return n, nil
 }
 
 // send writes a string's replacement, head then body, to the sink.

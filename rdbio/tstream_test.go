@@ -3,10 +3,14 @@ package rdbio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -156,5 +160,98 @@ func TestTHostile(t *testing.T) {
 		if _, err := Copy(io.Discard, bytes.NewReader(out.Bytes()), Options{}); err != nil {
 			t.Errorf("good, %v: output: %v", target, err)
 		}
+	}
+}
+
+// TestTPipe: EncodeT's LZF strings, done on other goroutines, come out in
+// order and as the reading goroutine alone would give them — faithful ones
+// decoded, unfaithful ones kept, one over the pipe's size done in line —
+// and a corrupt one far into the file fails naming its key and offset.
+func TestTPipe(t *testing.T) {
+	var enc lzf.Encoder
+	rnd := rand.New(rand.NewPCG(1, 2))
+	file := []byte("REDIS0009")
+	str := func(key string, v []byte, comp []byte) int64 {
+		file = append(file, 0)
+		file = AppendLen(file, uint64(len(key)))
+		file = append(file, key...)
+		at := int64(len(file))
+		file = AppendStringHead(file, EncLZF, 0, uint64(len(comp)), uint64(len(v)))
+		file = append(file, comp...)
+		return at
+	}
+	faithful, unfaithful := 0, 0
+	for i := range 3000 {
+		v := rdbiotest.JSONish(rnd, 40+rnd.IntN(3000))
+		if i == 1500 {
+			v = rdbiotest.LowEntropy(rnd, pipeMaxString+12345)
+		}
+		if i%97 == 0 {
+			lit := bytes.Repeat([]byte{'a'}, 30) // LZF as no encoder writes it
+			str(fmt.Sprintf("u:%d", i), lit, append([]byte{29}, lit...))
+			unfaithful++
+			continue
+		}
+		if _, ok := enc.RedisSave(nil, v); !ok {
+			v = bytes.Repeat(v[:10], 10)
+		}
+		str(fmt.Sprintf("k:%d", i), v, mustSave(t, &enc, v))
+		faithful++
+	}
+	good := append(bytes.Clone(file), OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+	var tb tbuf
+	st, err := EncodeT(&tb, bytes.NewReader(good), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Decoded != int64(faithful) || st.Unfaithful != int64(unfaithful) || st.TBytes != int64(tb.Len()) {
+		t.Errorf("stats %+v, want %d decoded, %d unfaithful, %d T bytes", st, faithful, unfaithful, tb.Len())
+	}
+	var out bytes.Buffer
+	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetOriginal, Options{}); err != nil || !bytes.Equal(out.Bytes(), good) {
+		t.Fatalf("original: %v, equal %v", err, bytes.Equal(out.Bytes(), good))
+	}
+	lit := []byte("0123456789")
+	at := str("bad", make([]byte, 12), append([]byte{9}, lit...)) // decodes to 10 of 12
+	str("after", []byte(strings.Repeat("xy", 40)), mustSave(t, &enc, []byte(strings.Repeat("xy", 40))))
+	file = append(file, OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+	_, err = EncodeT(&tbuf{}, bytes.NewReader(file), Options{})
+	var re *Error
+	if !errors.Is(err, ErrCorrupt) || !errors.As(err, &re) || string(re.Key) != "bad" || re.Offset != at {
+		t.Errorf("corrupt LZF: %v, want ErrCorrupt for key bad at offset %d", err, at)
+	}
+}
+
+func mustSave(t *testing.T, enc *lzf.Encoder, v []byte) []byte {
+	comp, ok := enc.RedisSave(nil, v)
+	if !ok {
+		t.Fatal("does not compress")
+	}
+	return comp
+}
+
+// TestTOverCapToRaw: an LZF string longer than the cap stays LZF in T;
+// DecodeT to raw decodes it as it streams, to the same bytes.
+func TestTOverCapToRaw(t *testing.T) {
+	var enc lzf.Encoder
+	v := bytes.Repeat([]byte("over the cap, "), 400)
+	file := append([]byte("REDIS0009"), 0, 1, 'k')
+	comp := mustSave(t, &enc, v)
+	file = AppendStringHead(file, EncLZF, 0, uint64(len(comp)), uint64(len(v)))
+	file = append(append(file, comp...), OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+	opt := Options{Cap: 1 << 10}
+	var tb tbuf
+	st, err := EncodeT(&tb, bytes.NewReader(file), opt)
+	if err != nil || st.OverCap != 1 || st.Decoded != 0 {
+		t.Fatalf("EncodeT: %v, %+v", err, st)
+	}
+	var out bytes.Buffer
+	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetRaw, opt); err != nil {
+		t.Fatal(err)
+	}
+	want := append([]byte("REDIS0009"), 0, 1, 'k')
+	want = append(AppendLen(want, uint64(len(v))), v...)
+	if got := out.Bytes(); len(got) != len(want)+9 || !bytes.Equal(got[:len(want)], want) {
+		t.Fatalf("raw output %d bytes, want the string raw (%d bytes before the trailer)", len(got), len(want))
 	}
 }

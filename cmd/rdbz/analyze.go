@@ -60,12 +60,18 @@ func runAnalyze(c *cli.Context) error {
 		co := listcodec.DefaultCompressOptions()
 		co.Train.SampleBytes = sb
 		co.Cap = c.Int("cap")
+		co.Keep = ro.Keep // a compress with the same filters
 		co.Phase = func(string) { prog.phase("training the what-if dictionary", noBytes) }
 		opt.WhatIf = &co
 		limitMemory(2*sb + whatIfHeadroom)
 	}
+	src := prog.reader(in)
+	if opt.WhatIf != nil {
+		opt.Format2 = listcodec.NewFormat2Estimate(c.Context, *opt.WhatIf)
+		src = opt.Format2.Tee(src)
+	}
 	prog.phase("reading", inputSize(c.Args().First()))
-	r, err := rdbio.NewReader(prog.reader(in), ro)
+	r, err := rdbio.NewReader(src, ro)
 	if err != nil {
 		return err
 	}

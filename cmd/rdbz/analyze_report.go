@@ -20,6 +20,9 @@ func printAnalysis(w io.Writer, name string, a *analyze.Analysis) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	line := func(k, v string) { fmt.Fprintf(tw, "%s\t%s\n", k, v) }
 	line("file", name)
+	if e := a.Envelope; e != nil {
+		line("envelope", e.Text+" (below: the RDB inside)")
+	}
 	line("format", fmt.Sprintf("%s, magic %s (RDB %d), checksum %s", size(a.Bytes+a.TrailingBytes), a.Magic, a.Version, a.Checksum))
 	p := a.Producer
 	prod := p.Name
@@ -272,8 +275,20 @@ func printWhatIf(w io.Writer, wi *listcodec.WhatIfReport, secs float64) {
 			row("rdbz compress (per-node rules, dictionary not counted)", size(n.Rdbz), pct(n.Rdbz, n.Stored))
 		}
 	})
-	fmt.Fprintf(w, "  rdbz compress: %s -> %s (%s)\n    (level %d, min-saving %g, %s sample)\n",
-		size(wi.FileBytes), size(wi.RdbzCompressBytes), pct(wi.RdbzCompressBytes, wi.FileBytes),
+	if f := wi.Format2; f != nil {
+		how := "exact: the whole dump compressed"
+		if !f.Exact {
+			how = fmt.Sprintf("scaled: %s of %s compressed", size(f.SampledT), size(f.TBytes))
+		}
+		fmt.Fprintf(w, "  rdbz compress: %s -> %s (%s)\n    (format 2, level %d, %s)\n",
+			size(wi.FileBytes), size(wi.RdbzCompressBytes), pct(wi.RdbzCompressBytes, wi.FileBytes), f.Level, how)
+	}
+	label := "rdbz compress"
+	if wi.Format2 != nil {
+		label = "rdbz compress --format 1"
+	}
+	fmt.Fprintf(w, "  %s: %s -> %s (%s)\n    (level %d, min-saving %g, %s sample)\n",
+		label, size(wi.FileBytes), size(format1Bytes(wi)), pct(format1Bytes(wi), wi.FileBytes),
 		wi.Settings.Level, wi.Settings.MinSaving, size(wi.Settings.SampleBytes))
 	if wi.Unchanged {
 		paragraph(w, "    ", "copied unchanged: "+strings.TrimSuffix(wi.Note, ": copied unchanged"))
@@ -341,4 +356,12 @@ func expireText(ms, ref int64) string {
 		return fmt.Sprintf("%dd", d/(24*time.Hour))
 	}
 	return d.Round(time.Second).String()
+}
+
+// format1Bytes is what `compress --format 1` writes, by the what-if.
+func format1Bytes(wi *listcodec.WhatIfReport) int64 {
+	if wi.Format2 != nil {
+		return wi.Format1Bytes
+	}
+	return wi.RdbzCompressBytes
 }

@@ -39,8 +39,12 @@ type analyzeJSON struct {
 	} `json:"compat"`
 	WhatIf *struct {
 		RdbzCompressBytes int64 `json:"rdbz_compress_bytes"`
+		Format1Bytes      int64 `json:"rdbz_compress_format1_bytes"`
 		Exact             bool  `json:"exact"`
 		Unchanged         bool  `json:"compress_copies_unchanged"`
+		Format2           *struct {
+			Exact bool `json:"exact"`
+		} `json:"format2"`
 	} `json:"whatif"`
 }
 
@@ -80,8 +84,9 @@ func TestAnalyzeJSONHasInfo(t *testing.T) {
 
 // TestAnalyzeWhatIfVsCompress is the acceptance test of the what-if: on
 // the generated corpus files, whatif.rdbz_compress_bytes is within 5% of
-// the size of the file rdbz compress (default flags) writes, and equal to
-// it where the what-if says it is exact. Both train a dictionary on up to
+// the size of the file rdbz compress (default flags: format 2) writes, and
+// rdbz_compress_format1_bytes of `compress --format 1`'s, each equal to it
+// where the what-if says it is exact. Both train a dictionary on up to
 // 8 MB of nodes, so by default it runs on the files of at most 4 MB (the
 // 4.8 MB lists-logs.rdb alone took 30 s on a busy machine); with
 // RDBZ_LONG=1 on every generated file (docs/testing.md). The files that
@@ -98,19 +103,32 @@ func TestAnalyzeWhatIfVsCompress(t *testing.T) {
 			if code != 0 || a.WhatIf == nil {
 				t.Fatalf("analyze exit %d: %s", code, stderr)
 			}
-			out := filepath.Join(t.TempDir(), "c.rdb")
-			if _, stderr, code := run(t, nil, "compress", "--format", "1", "-o", out, cf.Path); code != 0 {
-				t.Fatalf("compress exit %d: %s", code, stderr)
+			f2 := a.WhatIf.Format2
+			if f2 == nil {
+				t.Fatal("no format-2 prediction")
 			}
-			st, err := os.Stat(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pred, real := a.WhatIf.RdbzCompressBytes, st.Size()
-			off := float64(pred-real) / float64(real)
-			t.Logf("predicted %d, compress wrote %d (%+.3f%%, exact %v)", pred, real, 100*off, a.WhatIf.Exact)
-			if off > 0.05 || off < -0.05 || (a.WhatIf.Exact && pred != real) {
-				t.Fatalf("what-if %d vs real %d: %+.2f%%", pred, real, 100*off)
+			for _, c := range []struct {
+				args  []string
+				pred  int64
+				exact bool
+			}{
+				{nil, a.WhatIf.RdbzCompressBytes, f2.Exact},
+				{[]string{"--format", "1"}, a.WhatIf.Format1Bytes, a.WhatIf.Exact},
+			} {
+				out := filepath.Join(t.TempDir(), "c.rdb")
+				if _, stderr, code := run(t, nil, append(append([]string{"compress"}, c.args...), "-o", out, cf.Path)...); code != 0 {
+					t.Fatalf("compress %v exit %d: %s", c.args, code, stderr)
+				}
+				st, err := os.Stat(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pred, real := c.pred, st.Size()
+				off := float64(pred-real) / float64(real)
+				t.Logf("compress %v: predicted %d, compress wrote %d (%+.3f%%, exact %v)", c.args, pred, real, 100*off, c.exact)
+				if off > 0.05 || off < -0.05 || (c.exact && pred != real) {
+					t.Fatalf("compress %v: what-if %d vs real %d: %+.2f%%", c.args, pred, real, 100*off)
+				}
 			}
 		})
 	}

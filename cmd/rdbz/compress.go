@@ -28,6 +28,13 @@ func flowFlags() []cli.Flag {
 	)
 }
 
+// envelopeFlag is --envelope of the commands that write an RDB
+// (listcodec.ParseEnvelope reads it); def says what no flag means.
+func envelopeFlag(def string) cli.Flag {
+	return &cli.StringFlag{Name: "envelope", DefaultText: def,
+		Usage: "lz4: write the RDB in a VKCS LZ4 envelope, as Valkey 9.2+ saves with rdbcompression lz4; none: a plain RDB"}
+}
+
 func flowFrom(c *cli.Context) listcodec.Flow {
 	return listcodec.Flow{Options: readOptions(c), Workers: c.Int("workers"), QueueBytes: c.Int64("queue-bytes")}
 }
@@ -137,6 +144,7 @@ func decompressCommand() *cli.Command {
 		Flags: append(append(flowFlags(), rmFlags()...),
 			&cli.StringFlag{Name: "to", Value: listcodec.ToOriginal.String(), Usage: "original (byte-identical to the source), lzf (as Redis saves), raw"},
 			&cli.StringSliceFlag{Name: "dict", Usage: "external dictionary file(s) for files compressed with --no-embed"},
+			envelopeFlag("the source's envelope with --to original, recorded by compress; else none"),
 		),
 		Action: runDecompress,
 	}
@@ -147,7 +155,11 @@ func runDecompress(c *cli.Context) error {
 	if err != nil {
 		return &usageError{err}
 	}
-	opt := listcodec.DecompressOptions{Flow: flowFrom(c), To: to}
+	env, err := listcodec.ParseEnvelope(c.String("envelope"))
+	if err != nil {
+		return &usageError{err}
+	}
+	opt := listcodec.DecompressOptions{Flow: flowFrom(c), To: to, Envelope: env}
 	for _, p := range c.StringSlice("dict") {
 		d, err := node.ReadDictFile(p)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio/convert"
+	"github.com/rdbz/rdbz/rdbio/envelope"
 	"github.com/rdbz/rdbz/rdbio/servers"
 	"github.com/urfave/cli/v2"
 )
@@ -30,6 +31,7 @@ func convertCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "report what would be converted, dropped and refused; write nothing"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON on stdout"},
 			&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept an input whose CRC64 does not match"},
+			envelopeFlag("none"),
 		),
 		Action: runConvert,
 	}
@@ -44,7 +46,8 @@ func convertOptions(c *cli.Context) (convert.Options, error) {
 	if opt.Target == "" {
 		return opt, usagef("--target is required: one of %s", strings.Join(servers.Names(), ", "))
 	}
-	if _, ok := servers.Lookup(opt.Target); !ok {
+	t, ok := servers.Lookup(opt.Target)
+	if !ok {
 		return opt, usagef("--target %q: want one of %s", opt.Target, strings.Join(servers.Names(), ", "))
 	}
 	keep, err := keyFilter(c)
@@ -52,6 +55,16 @@ func convertOptions(c *cli.Context) (convert.Options, error) {
 		return opt, err
 	}
 	opt.Keep = keep
+	env, err := listcodec.ParseEnvelope(c.String("envelope"))
+	if err != nil {
+		return opt, &usageError{err}
+	}
+	if env == listcodec.EnvelopeLZ4 {
+		if !t.ReadsEnvelope() {
+			return opt, usagef("--envelope lz4: %s does not load a VKCS envelope (valkey 9.2 and later do: --target valkey-9)", t.Name())
+		}
+		opt.Envelope = envelope.LZ4()
+	}
 	kinds := convert.Kinds()
 	for _, k := range c.StringSlice("drop") {
 		if !slices.Contains(kinds, k) {
@@ -156,6 +169,12 @@ func summaryConvert(rep *convert.Report) string {
 	}
 	if rep.Decoded {
 		line += "; rdbz-compressed list nodes decoded"
+	}
+	if rep.FromEnvelope != "" {
+		line += fmt.Sprintf("; read from a VKCS %s envelope", rep.FromEnvelope)
+	}
+	if rep.ToEnvelope != "" {
+		line += fmt.Sprintf("; written in a VKCS %s envelope", rep.ToEnvelope)
 	}
 	return line
 }

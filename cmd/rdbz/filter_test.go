@@ -168,3 +168,99 @@ func TestFilterCompletion(t *testing.T) {
 		t.Errorf("--expired: %q", out)
 	}
 }
+
+// TestAnalyzeWhatIfFiltered: with key filters, analyze's what-if predicts
+// compress with the same filters: format 2's prediction (its estimate
+// reads the dump through the filter too) is the size compress writes, to
+// the byte where it says it is exact, format 1's within 5%, and the file
+// it compares with is the filtered copy.
+func TestAnalyzeWhatIfFiltered(t *testing.T) {
+	var path string
+	for _, cf := range rdbiotest.Generated(t, 4<<20) {
+		if cf.Name == "mixed-all-types.rdb" {
+			path = cf.Path
+		}
+	}
+	if path == "" {
+		t.Skip("no mixed-all-types.rdb in the corpus")
+	}
+	filter := []string{"--exclude", "*[13579]", "--db", "0", "--db", "5"}
+	a, stderr, code := runAnalyzeJSON(t, append([]string{path}, filter...)...)
+	if code != 0 || a.WhatIf == nil || a.WhatIf.Format2 == nil {
+		t.Fatalf("analyze exit %d, no format-2 what-if: %s", code, stderr)
+	}
+	stdout, _ := mustRun(t, append([]string{"analyze", "--json", path}, filter...)...)
+	var extra struct {
+		LeftOut int64 `json:"left_out"`
+		WhatIf  struct {
+			FileBytes int64 `json:"file_bytes"`
+		} `json:"whatif"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &extra); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	copied := filepath.Join(dir, "copied.rdb")
+	mustRun(t, append([]string{"copy", path, "-o", copied}, filter...)...)
+	if st, err := os.Stat(copied); err != nil || extra.WhatIf.FileBytes != st.Size() || extra.LeftOut == 0 {
+		t.Fatalf("what-if file_bytes %d, %d keys left out; the filtered copy: %v", extra.WhatIf.FileBytes, extra.LeftOut, err)
+	}
+	for _, c := range []struct {
+		format string
+		pred   int64
+		exact  bool
+	}{
+		{"2", a.WhatIf.RdbzCompressBytes, a.WhatIf.Format2.Exact},
+		{"1", a.WhatIf.Format1Bytes, a.WhatIf.Exact},
+	} {
+		out := filepath.Join(dir, "c"+c.format+".rdbz")
+		mustRun(t, append([]string{"compress", "--format", c.format, path, "-o", out}, filter...)...)
+		st, err := os.Stat(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off := float64(c.pred-st.Size()) / float64(st.Size())
+		t.Logf("format %s: predicted %d, compress wrote %d (%+.3f%%, exact %v)", c.format, c.pred, st.Size(), 100*off, c.exact)
+		if off > 0.05 || off < -0.05 || (c.exact && c.pred != st.Size()) {
+			t.Errorf("format %s: what-if %d, filtered compress %d", c.format, c.pred, st.Size())
+		}
+	}
+}
+
+// TestFiltersEnvelope: compress with filters of an RDB in a VKCS envelope
+// (its LZ4 frame with a content size) records the envelope without the
+// content size, which was the unfiltered RDB's: decompress --to original
+// wraps the filtered copy again, --envelope none gives it alone.
+func TestFiltersEnvelope(t *testing.T) {
+	plain, err := os.ReadFile(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.rdb")
+	if err := os.WriteFile(in, rdbiotest.LZ4Envelope(t, plain, 0, "--content-size"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	filter := []string{"--db", "0"}
+	copied := filepath.Join(dir, "copied.rdb")
+	mustRun(t, append([]string{"copy", in, "-o", copied}, filter...)...)
+	want, err := os.ReadFile(copied)
+	if err != nil || len(want) >= len(plain) {
+		t.Fatalf("filtered copy %d bytes of %d (%v)", len(want), len(plain), err)
+	}
+	z := filepath.Join(dir, "c.rdbz")
+	mustRun(t, append([]string{"compress", in, "-o", z}, filter...)...)
+	back, alone := filepath.Join(dir, "back.rdb"), filepath.Join(dir, "alone.rdb")
+	mustRun(t, "decompress", z, "-o", back)
+	mustRun(t, "decompress", "--envelope", "none", z, "-o", alone)
+	if got, err := os.ReadFile(alone); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("--envelope none: %d bytes (%v), want the filtered copy's %d", len(got), err, len(want))
+	}
+	wrapped, err := os.ReadFile(back)
+	if err != nil || len(wrapped) < 8 || string(wrapped[:4]) != "VKCS" {
+		t.Fatalf("--to original: %.8q (%v), want a VKCS envelope", wrapped, err)
+	}
+	if inner, err := rdbiotest.LZ4Decompress(t, wrapped[8:]); err != nil || !bytes.Equal(inner, want) {
+		t.Errorf("--to original: the RDB inside is %d bytes (%v), want the filtered copy's %d", len(inner), err, len(want))
+	}
+}

@@ -112,6 +112,9 @@ func infoFile(c *cli.Context, path string) (*infoReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Header().Envelope.Enveloped() {
+		size = 0 // the file's size is not the inner RDB's: the reads below tell
+	}
 	s, err := analyze.Summarize(r, nil)
 	rep := &infoReport{File: path, Summary: s}
 	switch {
@@ -134,6 +137,9 @@ func infoFile(c *cli.Context, path string) (*infoReport, error) {
 // values whole.
 func printInfo(w io.Writer, rep *infoReport, verbose bool) {
 	s := rep.Summary
+	if e := s.Envelope; e != nil {
+		fmt.Fprintf(w, "envelope  %s (below: the RDB inside)\n", e.Text)
+	}
 	fmt.Fprintf(w, "magic     %s (RDB version %d)\n", s.Magic, s.Version)
 	if rep.TrailingBytes > 0 {
 		fmt.Fprintf(w, "bytes     %d: RDB %d, then %d bytes after the EOF trailer\n", s.Bytes+rep.TrailingBytes, s.Bytes, rep.TrailingBytes)

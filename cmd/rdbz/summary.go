@@ -15,16 +15,20 @@ func summaryLine(verb string, s *listcodec.Stats) string {
 		mbs = float64(s.BytesIn) / 1e6 / secs
 	}
 	if f := s.Format2; f != nil {
-		line := fmt.Sprintf("%s: %d -> %d bytes (%.3fx), format 2; T %d bytes, %d records, %d LZF strings decoded (%d -> %d bytes), %d kept (not reproducible), %d over cap; %d blocks, index %d bytes",
+		line := fmt.Sprintf("%s: %d -> %d bytes (%.3fx), format 2; T %d bytes, %d records, %d LZF strings decoded (%d -> %d bytes), %d kept (not reproducible), %d over cap; %d blocks at level %d, index %d bytes",
 			verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), f.T.TBytes, f.T.Records, f.T.Decoded, f.T.LZFBytes, f.T.DecBytes,
-			f.T.Unfaithful, f.T.OverCap, f.Block.Blocks, f.Block.IndexBytes)
+			f.T.Unfaithful, f.T.OverCap, f.Block.Blocks, listcodec.ZstdLevel(f.Level), f.Block.IndexBytes)
 		if s.DictID != 0 {
 			line += fmt.Sprintf("; dictionary %d (%d bytes)", s.DictID, s.DictBytes)
 		}
 		if s.Note != "" {
 			line += "; " + s.Note
 		}
-		return line + fmt.Sprintf("; %.2fs, %.1f MB/s", secs, mbs)
+		return line + envelopeNote(verb, s) + fmt.Sprintf("; %.2fs, %.1f MB/s", secs, mbs)
+	}
+	if f := s.Format2Decompress; f != nil {
+		return fmt.Sprintf("%s: %d -> %d bytes (%.3fx), format 2; T %d bytes; %.2fs, %.1f MB/s",
+			verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), f.TBytes, secs, float64(s.BytesOut)/1e6/max(secs, 1e-9))
 	}
 	line := fmt.Sprintf("%s: %d -> %d bytes (%.3fx); list nodes %d -> %d bytes; nodes %d: %d re-encoded, %d kept, %d over cap",
 		verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), s.NodeBytesIn, s.NodeBytesOut,
@@ -38,7 +42,26 @@ func summaryLine(verb string, s *listcodec.Stats) string {
 	if s.Note != "" {
 		line += "; " + s.Note
 	}
-	return line + fmt.Sprintf("; %.2fs, %.1f MB/s", secs, mbs)
+	return line + envelopeNote(verb, s) + fmt.Sprintf("; %.2fs, %.1f MB/s", secs, mbs)
+}
+
+// envelopeNote says, for the summary line, what became of a VKCS envelope
+// around the input or the output ("" for neither).
+func envelopeNote(verb string, s *listcodec.Stats) string {
+	note := ""
+	if e := s.InputEnvelope; e.Enveloped() {
+		note = fmt.Sprintf("; input: an RDB in a VKCS %s envelope", e.Codec)
+		switch {
+		case s.Format2 != nil:
+			note += " (recorded: decompress --to original wraps it again)"
+		case verb == "compress":
+			note += " (not recorded by format 1: decompress writes the RDB alone)"
+		}
+	}
+	if e := s.OutputEnvelope; e.Enveloped() {
+		note += fmt.Sprintf("; output in a VKCS %s envelope", e.Codec)
+	}
+	return note
 }
 
 func ratio(a, b int64) float64 {

@@ -21,6 +21,7 @@ const (
 	indexTag       = "RZIX"     // first bytes of the index payload
 	footerMagic    = "RZ2\xff"  // last 4 bytes of the file
 	headerFixed    = 20         // header payload before the dictionary
+	flagSource     = 1 << 0     // header flag: a source record follows the dictionary
 	footerLen      = 16         // CRC-32C, index offset, magic
 	dictMagic      = 0xEC30A437 // a zstd dictionary
 	zstdBlockMax   = 128 << 10  // zstd's largest block content
@@ -31,6 +32,8 @@ const (
 	MaxBlockSize = 8 << 20
 	// MaxDictSize bounds the embedded dictionary.
 	MaxDictSize = 4 << 20
+	// MaxSourceLen bounds the header's source record (Header.Source).
+	MaxSourceLen = 255
 	// MaxIndexSize bounds the index a reader loads (File) or walks
 	// (Reader); a Writer whose index would outgrow it leaves the filters
 	// of further blocks out (they then match every key).
@@ -88,21 +91,33 @@ type Header struct {
 	BlockSize int    // largest decoded block
 	DictID    uint32 // 0: blocks use no dictionary
 	Dict      []byte // the dictionary (nil when DictID is 0)
+	// Source is the header's source record (flag bit 0; nil for none): for
+	// rdbz, the VKCS envelope the input was in (rdbio/envelope's Record).
+	Source []byte
 }
 
 // appendHeader appends the header frame.
 func appendHeader(dst []byte, h Header) []byte {
 	payload := headerFixed + len(h.Dict) + 4
+	var flags uint16
+	if h.Source != nil {
+		payload += 1 + len(h.Source)
+		flags |= flagSource
+	}
 	dst = binary.LittleEndian.AppendUint32(dst, headerMagic)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(payload))
 	start := len(dst)
 	dst = append(dst, headerTag...)
 	dst = append(dst, VersionMajor, byte(h.Minor))
-	dst = binary.LittleEndian.AppendUint16(dst, 0) // flags
+	dst = binary.LittleEndian.AppendUint16(dst, flags)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(h.BlockSize))
 	dst = binary.LittleEndian.AppendUint32(dst, h.DictID)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(h.Dict)))
 	dst = append(dst, h.Dict...)
+	if h.Source != nil {
+		dst = append(dst, byte(len(h.Source)))
+		dst = append(dst, h.Source...)
+	}
 	return binary.LittleEndian.AppendUint32(dst, crc32c(dst[start:]))
 }
 
@@ -122,8 +137,9 @@ func parseHeaderFixed(b []byte) (Header, int, error) {
 		return h, 0, errAt(12, ErrVersion, "header: major version %d (this reader reads %d)", p[4], VersionMajor)
 	}
 	h.Minor = int(p[5])
-	if f := binary.LittleEndian.Uint16(p[6:]); f != 0 {
-		return h, 0, errAt(14, ErrVersion, "header: flags %#x (none are defined)", f)
+	flags := binary.LittleEndian.Uint16(p[6:])
+	if flags&^flagSource != 0 {
+		return h, 0, errAt(14, ErrVersion, "header: flags %#x (only bit 0, a source record, is defined)", flags)
 	}
 	bs := binary.LittleEndian.Uint32(p[8:])
 	if bs < MinBlockSize || bs > MaxBlockSize {
@@ -138,20 +154,35 @@ func parseHeaderFixed(b []byte) (Header, int, error) {
 	if (h.DictID == 0) != (dl == 0) {
 		return h, 0, errAt(20, ErrDictionary, "header: dictionary ID %d with a dictionary of %d bytes", h.DictID, dl)
 	}
-	if uint64(size) != headerFixed+uint64(dl)+4 {
-		return h, 0, errAt(4, ErrFormat, "header: frame size %d, want %d for a %d-byte dictionary", size, headerFixed+dl+4, dl)
+	want := headerFixed + uint64(dl) + 4
+	switch {
+	case flags&flagSource == 0 && uint64(size) != want:
+		return h, 0, errAt(4, ErrFormat, "header: frame size %d, want %d for a %d-byte dictionary", size, want, dl)
+	case flags&flagSource != 0 && (uint64(size) < want+1 || uint64(size) > want+1+MaxSourceLen):
+		return h, 0, errAt(4, ErrFormat, "header: frame size %d, want %d to %d for a %d-byte dictionary and a source record", size, want+1, want+1+MaxSourceLen, dl)
+	}
+	if flags&flagSource != 0 {
+		h.Source = []byte{} // read by checkHeaderRest
 	}
 	return h, int(size), nil
 }
 
-// checkHeaderRest checks the dictionary and CRC of a header payload
-// (payload: the whole payload; h from parseHeaderFixed) and sets h.Dict.
+// checkHeaderRest checks the dictionary, the source record and the CRC of
+// a header payload (payload: the whole payload; h from parseHeaderFixed)
+// and sets h.Dict and h.Source.
 func checkHeaderRest(payload []byte, h *Header) error {
 	n := len(payload) - 4
 	if got, want := crc32c(payload[:n]), binary.LittleEndian.Uint32(payload[n:]); got != want {
 		return errAt(8+int64(n), ErrChecksum, "header: CRC-32C %#08x, stored %#08x", got, want)
 	}
-	d := payload[headerFixed:n]
+	end := headerFixed + int(binary.LittleEndian.Uint32(payload[16:])) // parseHeaderFixed bounded it by n
+	if h.Source != nil {
+		if l := int(payload[end]); end+1+l != n {
+			return errAt(8+int64(end), ErrFormat, "header: source record of %d bytes in %d", l, n-end-1)
+		}
+		h.Source = payload[end+1 : n]
+	}
+	d := payload[headerFixed:end]
 	if len(d) > 0 {
 		if len(d) < 8 || binary.LittleEndian.Uint32(d) != dictMagic {
 			return errAt(8+headerFixed, ErrDictionary, "dictionary: not a zstd dictionary (magic)")

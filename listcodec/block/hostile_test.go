@@ -287,7 +287,8 @@ func TestHostileHeader(t *testing.T) {
 		{"frame size huge", put32(4, 1<<32-1), ErrFormat},
 		{"tag", fixCRC(put32(8, 0x5a424453)), ErrFormat},
 		{"major version 3", fixCRC(func() []byte { o := bytes.Clone(file); o[12] = 3; return o }()), ErrVersion},
-		{"flags", fixCRC(func() []byte { o := bytes.Clone(file); o[14] = 1; return o }()), ErrVersion},
+		{"flags", fixCRC(func() []byte { o := bytes.Clone(file); o[14] = 2; return o }()), ErrVersion},
+		{"source flag, no record", fixCRC(func() []byte { o := bytes.Clone(file); o[14] = 1; return o }()), ErrFormat},
 		{"block size 0", fixCRC(put32(16, 0)), ErrLimit},
 		{"block size huge", fixCRC(put32(16, 1<<31)), ErrLimit},
 		{"block size smaller than the blocks", fixCRC(put32(16, 2048)), ErrLimit},
@@ -302,6 +303,38 @@ func TestHostileHeader(t *testing.T) {
 	}
 	for _, c := range cases {
 		wantFail(t, c.name, c.file, c.want, "")
+	}
+}
+
+// TestHeaderSource: a source record comes back from both readers; a
+// record whose length byte lies, or a frame size outside what the flag
+// allows, is refused.
+func TestHeaderSource(t *testing.T) {
+	data, recs := randomStream(12, 40, 300)
+	src := []byte("VKCS\x01\x01\x01\x00\x64\x70")
+	file, _ := writeRecords(t, data, recs, nil, Options{BlockSize: 4 << 10, Source: src})
+	r, err := NewReader(context.Background(), bytes.NewReader(file), ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	f, err := OpenFile(bytes.NewReader(file), int64(len(file)), ReaderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(r.Header().Source, src) || !bytes.Equal(f.Header().Source, src) {
+		t.Fatalf("source %q / %q, want %q", r.Header().Source, f.Header().Source, src)
+	}
+	if got := readAll(t, file, ReaderOptions{}); !bytes.Equal(got, data) {
+		t.Fatal("T differs")
+	}
+	end := 8 + headerFixed // no dictionary: the record's length byte
+	lying := bytes.Clone(file)
+	lying[end]--
+	binary.LittleEndian.PutUint32(lying[end+1+len(src):], crc32c(lying[8:end+1+len(src)]))
+	wantFail(t, "source length lying", lying, ErrFormat, "")
+	if _, err := NewWriter(context.Background(), io.Discard, nil, Options{Source: make([]byte, MaxSourceLen+1)}); !errors.Is(err, ErrUsage) {
+		t.Fatalf("an oversized source record: %v", err)
 	}
 }
 

@@ -46,6 +46,9 @@ type Options struct {
 	// starts before it continues in the next block instead (default
 	// BlockSize/4).
 	MinMove int
+	// Source, when set, is stored in the header (Header.Source, at most
+	// MaxSourceLen bytes): what the input was wrapped in, opaque to block.
+	Source []byte
 }
 
 func (o Options) withDefaults() Options {
@@ -171,7 +174,10 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 	if err != nil {
 		return nil, fmt.Errorf("rdbz format 2: encoder: %w", err)
 	}
-	hdr := appendHeader(nil, Header{Minor: VersionMinor, BlockSize: opt.BlockSize, DictID: id, Dict: dict})
+	if len(opt.Source) > MaxSourceLen {
+		return nil, fmt.Errorf("rdbz format 2: source record of %d bytes over %d: %w", len(opt.Source), MaxSourceLen, ErrUsage)
+	}
+	hdr := appendHeader(nil, Header{Minor: VersionMinor, BlockSize: opt.BlockSize, DictID: id, Dict: dict, Source: opt.Source})
 	if _, err := w.Write(hdr); err != nil {
 		enc.Close()
 		return nil, fmt.Errorf("rdbz format 2: write header: %w", err)

@@ -6,38 +6,56 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec/block"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/envelope"
 )
 
 // Defaults (docs/compress.md, "Format 2 defaults"): chosen for size, the
 // issue's first target. Against block's (128 KiB, fastest, 1% index),
-// 512 KiB blocks at SpeedBetterCompression with a 0.5% index bring
-// app-cache-nocompress from 1.064× to 1.00× of whole-file zstd -3 and
-// dfly-seed-synthetic from 19.6 KB to under 8 KB, for about 2× the CPU.
+// 1 MiB blocks at SpeedBetterCompression with a 0.5% index bring
+// app-cache-nocompress from 1.064× to 0.991× of whole-file zstd -3 and
+// dfly-seed-synthetic from 19.6 KB to 7.0 KB, for about 2× the CPU.
+// 1 MiB against 512 KiB blocks: 0.991× against 1.000× on
+// app-cache-nocompress, 0.975× against 0.989× on mixed-nocompress, within
+// 0.3% on the other corpus dumps (lists-events 0.953× against 0.951×).
 const (
-	DefaultLevel      = zstd.SpeedBetterCompression
-	DefaultBlockSize  = 512 << 10
+	// DefaultLevel is the level of a dump that LZF decoding does not
+	// grow by LZFExpansion (saved with rdbcompression no, or of values
+	// LZF does not shrink): there whole-file zstd -3 sees the same bytes
+	// as the blocks, and only SpeedBetterCompression's larger search
+	// brings 1 MiB blocks to its size.
+	DefaultLevel = zstd.SpeedBetterCompression
+	// LZFLevel is the level of a dump whose held T is at least
+	// LZFExpansion times the input it came from (saved with rdbcompression
+	// yes, Redis's default): decoding LZF is what wins there, and
+	// SpeedDefault stays within 0.80× of whole-file zstd -3 on every such
+	// corpus dump for about 0.7× the CPU of DefaultLevel (SpeedFastest
+	// too, but for lists-plain-nodes, 0.952×, over its 0.95× target).
+	LZFLevel          = zstd.SpeedDefault
+	LZFExpansion      = 1.15
+	DefaultBlockSize  = 1 << 20
 	DefaultDictSize   = block.DefaultDictSize
 	DefaultIndexShare = 0.005
 	// DefaultSampleBytes is the T sample the dictionary is trained on.
 	DefaultSampleBytes = 2 << 20
-	// DefaultTrainBytes is how much T a stream holds before training.
+	// DefaultTrainBytes is how much T is held before training, for a file
+	// as for a stream: a second pass over a file to sample all of it cost
+	// a whole extra parse (and LZF decode) and gave outputs no smaller on
+	// app-cache and lists-events at scale 4 (docs/compress.md).
 	DefaultTrainBytes = 12 << 20
 	// SampleChunk: a sample is one record, a record over it cut in pieces
 	// of this size.
 	SampleChunk = 4 << 10
-	// smallInput: an input file under this size is compressed in memory
-	// first, and copied unchanged when format 2 would not make it smaller.
-	smallInput = 1 << 20
 )
 
 // Options configure Compress. Zero fields take the defaults.
 type Options struct {
+	// Level is the zstd level; zero chooses DefaultLevel or LZFLevel
+	// from the first TrainBytes of T.
 	Level     zstd.EncoderLevel
 	BlockSize int
 	Workers   int // block compression goroutines (block.Options.Workers)
@@ -52,20 +70,17 @@ type Options struct {
 	DictSize    int
 	SampleBytes int64
 	TrainBytes  int64
-	// Stream trains on the first TrainBytes of T even when src is a file.
-	Stream bool
-	Seed   int64
+	Seed        int64
 	// IndexShare bounds the index's share of the output (block.Options).
 	IndexShare float64
-	// Phase, when set, is called as the work moves on: "sampling",
-	// "training", "compressing".
+	// Phase, when set, is called as the work moves on: "reading" (the
+	// part held to train on), "training", "compressing".
 	Phase func(name string)
+
+	every int64 // Estimate: 1 in every this many windows of T compressed
 }
 
 func (o Options) withDefaults() Options {
-	if o.Level == 0 {
-		o.Level = DefaultLevel
-	}
 	if o.BlockSize == 0 {
 		o.BlockSize = DefaultBlockSize
 	}
@@ -98,22 +113,42 @@ type Stats struct {
 	BytesIn, BytesOut int64
 	T                 rdbio.TStats
 	Block             block.Stats
+	Level             zstd.EncoderLevel
 	DictID            uint32
 	DictBytes         int
 	// Copied: the input was written unchanged (format 2 would not have
 	// made it smaller); Note says why.
-	Copied  bool
-	Note    string
-	Elapsed time.Duration
+	Copied bool
+	// Envelope is the input's VKCS envelope, recorded in the header
+	// (block.Header.Source); an enveloped input is never copied.
+	Envelope envelope.Info
+	Note     string
+	Elapsed  time.Duration
+	// Sampled is, for an Estimate, the bytes of T it compressed (all of T
+	// when the estimate is exact).
+	Sampled int64
+}
+
+// Estimate predicts what Compress writes for src without compressing all
+// of it: it reads all of src as Compress does, compresses the T it holds to
+// train on and, after that, the records that start in one of every `every`
+// windows of T (a window is a block's size), and scales the blocks' bytes
+// by the T they stand for. Stats.BytesOut is the prediction (exact when
+// every record was compressed); the output written to dst is not a file.
+func Estimate(ctx context.Context, dst io.Writer, src io.Reader, every int, opt Options) (*Stats, error) {
+	opt.every = int64(max(every, 1))
+	st, err := Compress(ctx, dst, src, opt)
+	if err == nil && !st.Copied {
+		if c := st.Sampled; c > 0 && c < st.T.TBytes {
+			h := st.Block.HeaderBytes
+			st.BytesOut = h + int64(float64(st.BytesOut-h)*float64(st.T.TBytes)/float64(c))
+		}
+	}
+	return st, err
 }
 
 // ErrDict reports a dictionary that cannot be used.
 var ErrDict = errors.New("format 2 dictionary")
-
-type seekFile interface {
-	io.ReadSeeker
-	Stat() (os.FileInfo, error)
-}
 
 // Compress writes src, an RDB, to dst in format 2.
 func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*Stats, error) {
@@ -128,26 +163,12 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 		}
 		c.dict, c.trained = opt.Dict, true
 	}
-	if f, ok := src.(seekFile); ok && !opt.Stream && isRegular(f) {
-		size := fileSize(f)
-		if c.dict == nil {
-			opt.phase("sampling")
-			s := newSampler(opt)
-			if _, err := rdbio.EncodeT(s, f, ropt); err != nil {
-				return st, err
-			}
-			opt.phase("training")
-			c.dict = buildDict(s.samples(), s.tBytes, opt)
-			c.trained = true
-			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				return st, err
-			}
-		}
-		if size >= smallInput {
-			c.limit = 0 // start writing at once
-		}
+	if c.trained {
+		opt.phase("compressing")
+	} else {
+		opt.phase("reading") // the first TrainBytes of T, held to train on
 	}
-	opt.phase("compressing")
+	c.every = opt.every
 	tst, err := rdbio.EncodeT(c, src, ropt)
 	st.T = tst
 	st.BytesIn = tst.InBytes
@@ -158,19 +179,6 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 	}
 	st.Elapsed = time.Since(start)
 	return st, err
-}
-
-func isRegular(f seekFile) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode().IsRegular()
-}
-
-func fileSize(f seekFile) int64 {
-	fi, err := f.Stat()
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
 }
 
 // csink takes T from rdbio.EncodeT. Until the block Writer starts it holds
@@ -191,6 +199,10 @@ type csink struct {
 	recs    []heldRec
 	keys    []byte
 	out     counter
+	every   int64  // Estimate: 1 in every this many windows compressed
+	seen    int64  // Estimate: T bytes after the held ones
+	skip    bool   // Estimate: the record being read is left out
+	source  []byte // the input's envelope record (Envelope)
 }
 
 type heldRec struct {
@@ -198,7 +210,28 @@ type heldRec struct {
 	input               int64
 }
 
+// Envelope takes the input's VKCS envelope (rdbio.EnvelopeSink), which the
+// header records. Under a filter (Options.Keep) the RDB inside is the
+// filtered one, shorter than the input's: the record keeps no LZ4 content
+// size (it would be the unfiltered RDB's, which decompress --to original
+// must not claim), and the input's envelope is reported as it was.
+func (c *csink) Envelope(i envelope.Info) {
+	if i.Enveloped() {
+		rec := i
+		if c.opt.Keep != nil {
+			rec.LZ4 = rec.LZ4.WithoutContentSize()
+		}
+		c.st.Envelope, c.source = i, rec.Record()
+	}
+}
+
 func (c *csink) Begin(key []byte, input int64) error {
+	if c.w != nil && c.every > 1 {
+		c.skip = (c.seen/int64(c.opt.BlockSize))%c.every != 0
+		if c.skip {
+			return nil
+		}
+	}
 	if c.w != nil {
 		return c.w.Begin(key, input)
 	}
@@ -212,6 +245,13 @@ func (c *csink) Begin(key []byte, input int64) error {
 }
 
 func (c *csink) Write(p []byte) (int, error) {
+	if c.w != nil && c.every > 1 {
+		c.seen += int64(len(p))
+		if c.skip {
+			return len(p), nil
+		}
+		c.st.Sampled += int64(len(p))
+	}
 	if c.w != nil {
 		return c.w.Write(p)
 	}
@@ -227,6 +267,10 @@ func (c *csink) Write(p []byte) (int, error) {
 // start trains (if still needed), opens the block Writer on w and replays
 // what is held.
 func (c *csink) start(w io.Writer) error {
+	if c.opt.Level == 0 {
+		c.opt.Level = c.autoLevel()
+	}
+	c.st.Level = c.opt.Level
 	if !c.trained {
 		c.opt.phase("training")
 		s := newSampler(c.opt)
@@ -236,7 +280,7 @@ func (c *csink) start(w io.Writer) error {
 		c.opt.phase("compressing")
 	}
 	c.out = counter{w: w}
-	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: c.opt.Level, Workers: c.opt.Workers, IndexShare: c.opt.IndexShare})
+	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: c.opt.Level, Workers: c.opt.Workers, IndexShare: c.opt.IndexShare, Source: c.source})
 	if err != nil {
 		return err
 	}
@@ -244,8 +288,21 @@ func (c *csink) start(w io.Writer) error {
 	if err := c.replay(bw); err != nil {
 		return err
 	}
+	c.st.Sampled += int64(len(c.held))
 	c.held, c.recs, c.keys = nil, nil, nil
 	return nil
+}
+
+// autoLevel chooses the level from how much the held T grew over the
+// input it came from (up to the start of the last record held).
+func (c *csink) autoLevel() zstd.EncoderLevel {
+	if n := len(c.recs); n > 0 {
+		last := c.recs[n-1]
+		if last.input > 0 && float64(last.off) >= LZFExpansion*float64(last.input) {
+			return LZFLevel
+		}
+	}
+	return DefaultLevel
 }
 
 // replay sends the held records to s.
@@ -282,7 +339,7 @@ func (c *csink) finish() error {
 			return err
 		}
 		c.st.Block = c.w.Stats()
-		if int64(buf.Len()) < c.st.BytesIn {
+		if int64(buf.Len()) < c.st.BytesIn || c.source != nil { // a copy would lose the envelope
 			c.setDict()
 			n, err := c.dst.Write(buf.Bytes())
 			c.st.BytesOut = int64(n)

@@ -23,6 +23,9 @@ type DecompressOptions struct {
 	Workers        int // block decoding goroutines
 	Cap            int // at least the Cap the file was compressed with
 	IgnoreChecksum bool
+	// Header, when set, is given the file's header before anything is
+	// written to dst (listcodec wraps dst as its Source record says).
+	Header func(block.Header) error
 }
 
 // DecompressStats sum up a Decompress.
@@ -43,6 +46,11 @@ func Decompress(ctx context.Context, dst io.Writer, src io.Reader, opt Decompres
 		return st, err
 	}
 	defer br.Close()
+	if opt.Header != nil {
+		if err := opt.Header(br.Header()); err != nil {
+			return st, err
+		}
+	}
 	tr := &counter{r: br}
 	n, err := rdbio.DecodeT(dst, tr, opt.To, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum})
 	st.BytesOut, st.TBytes, st.BytesIn = n, tr.n, cr.n

@@ -34,6 +34,9 @@ type Options struct {
 	// prediction to hold, the reader captures with WhatIf's Cap, as
 	// Compress does (0 for both: rdbio.DefaultCap). nil: no prediction.
 	WhatIf *listcodec.CompressOptions
+	// Format2, with WhatIf, predicts format 2's output too (its Tee must
+	// be the reader r reads); Analyze waits for it and closes it.
+	Format2 *listcodec.Format2Estimate
 	// Now is the TTL reference when the file has no ctime AUX field
 	// (default time.Now()).
 	Now time.Time
@@ -120,10 +123,25 @@ func analyze(r *rdbio.Reader, opt Options, key func(*KeyRow) error) (*Analysis, 
 	a.finish()
 	if a.whatIf != nil && err == nil && res.Checksum != rdbio.ChecksumMismatch {
 		start := time.Now()
-		// The file a filtered compress would read: less what the filter left out.
-		res.WhatIf, err = a.whatIf.Estimate(listcodec.EstimateInput{Bytes: res.Bytes + res.TrailingBytes - r.Filtered().Bytes,
-			Compressed: res.Rdbz.Compressed, ChecksumDisabled: res.Checksum == rdbio.ChecksumDisabled})
+		// Format 2's estimate first: the two trainings must not hold their
+		// memory at once.
+		var p *listcodec.Format2Prediction
+		if opt.Format2 != nil && !res.Rdbz.Compressed {
+			p, err = opt.Format2.Result()
+		}
+		if err == nil {
+			// The file a filtered compress would read: less what the
+			// filter left out.
+			res.WhatIf, err = a.whatIf.Estimate(listcodec.EstimateInput{Bytes: res.Bytes + res.TrailingBytes - r.Filtered().Bytes,
+				Compressed: res.Rdbz.Compressed, ChecksumDisabled: res.Checksum == rdbio.ChecksumDisabled})
+		}
+		if err == nil && p != nil {
+			res.WhatIf.SetFormat2(p)
+		}
 		res.WhatIfSeconds = time.Since(start).Seconds()
+	}
+	if opt.Format2 != nil {
+		opt.Format2.Close()
 	}
 	return res, err
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/envelope"
 )
 
 // Summary is what a file holds, counted in one streaming pass.
@@ -30,7 +31,50 @@ type Summary struct {
 	// opcode whose layout rdbio does not know; the rest was only checked
 	// for a valid trailer, and its keys are not counted.
 	Unwalked *Unwalked `json:"unwalked,omitempty"`
+	// Envelope is the VKCS envelope the RDB was in (nil for none): the
+	// counts and Bytes above are the inner RDB's.
+	Envelope *EnvelopeSummary `json:"envelope,omitempty"`
 	dbIndex  map[uint64]*DBSummary
+}
+
+// EnvelopeSummary is what a VKCS envelope says (docs/rdb-format.md §8).
+type EnvelopeSummary struct {
+	Version  int    `json:"version"`
+	Codec    string `json:"codec"` // lz4 or zstd
+	Flags    int    `json:"flags"`
+	Checksum bool   `json:"checksum"` // flag bit 0: the codec's checksum is on
+	Kind     int    `json:"kind"`     // 0: an RDB
+	// LZ4 is the LZ4 frame's descriptor (codec lz4).
+	LZ4 *LZ4Frame `json:"lz4,omitempty"`
+	// Text is the envelope in words (rdbz info prints it).
+	Text string `json:"-"`
+}
+
+// LZ4Frame is an LZ4 frame's descriptor.
+type LZ4Frame struct {
+	BlockMax          int     `json:"block_max"`
+	IndependentBlocks bool    `json:"independent_blocks"`
+	BlockChecksum     bool    `json:"block_checksum"`
+	ContentChecksum   bool    `json:"content_checksum"`
+	ContentSize       *uint64 `json:"content_size,omitempty"`
+}
+
+// newEnvelopeSummary describes h's envelope; nil for none.
+func newEnvelopeSummary(e envelope.Info) *EnvelopeSummary {
+	if !e.Enveloped() {
+		return nil
+	}
+	s := &EnvelopeSummary{Version: int(e.Version), Codec: e.Codec.String(), Flags: int(e.Flags),
+		Checksum: e.Checksum(), Kind: int(e.Kind), Text: e.String()}
+	if e.Codec == envelope.CodecLZ4 {
+		f := e.LZ4
+		s.LZ4 = &LZ4Frame{BlockMax: f.BlockMax(), IndependentBlocks: f.Independent(),
+			BlockChecksum: f.BlockChecksum(), ContentChecksum: f.ContentChecksum()}
+		if f.HasContentSize() {
+			s.LZ4.ContentSize = &f.ContentSize
+		}
+	}
+	return s
 }
 
 // Unwalked is where a walk stopped.
@@ -107,7 +151,7 @@ func Summarize(r *rdbio.Reader, progress func(int64)) (*Summary, error) {
 // newSummary is the empty summary of a file with header h.
 func newSummary(h rdbio.Header) *Summary {
 	return &Summary{Magic: h.Magic, Version: h.Version, Types: map[string]*TypeSummary{},
-		dbIndex: map[uint64]*DBSummary{}, DBs: []*DBSummary{}, Aux: []AuxField{}}
+		dbIndex: map[uint64]*DBSummary{}, DBs: []*DBSummary{}, Aux: []AuxField{}, Envelope: newEnvelopeSummary(h.Envelope)}
 }
 
 // finish records how a walk ended: where an unknown record stopped it (the

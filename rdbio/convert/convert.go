@@ -13,6 +13,7 @@ import (
 	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/blob"
+	"github.com/rdbz/rdbz/rdbio/envelope"
 	"github.com/rdbz/rdbz/rdbio/servers"
 )
 
@@ -45,10 +46,13 @@ func Convert(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*R
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrTarget, opt.Target)
 	}
+	if opt.Envelope.Enveloped() && !t.ReadsEnvelope() {
+		return nil, fmt.Errorf("%w: %s (only valkey 9.2 and later do)", ErrEnvelope, t.Name())
+	}
 	rep := &Report{Target: t.Name(), Items: []Item{}}
 	src, wait := decodeStage(ctx, src, opt.Options, rep)
 	c := &converter{ctx: ctx, opt: opt, target: t, rep: rep, prefix: -1}
-	err := c.run(dst, src)
+	err := c.wrapped(dst, src)
 	if werr := wait(err); err == nil {
 		err = werr
 	}
@@ -89,6 +93,26 @@ func decodeStage(ctx context.Context, src io.Reader, ro rdbio.Options, rep *Repo
 	}
 }
 
+// wrapped runs the conversion into dst, in Options.Envelope when set (not
+// in a dry run, whose output is discarded).
+func (c *converter) wrapped(dst io.Writer, src io.Reader) error {
+	if !c.opt.Envelope.Enveloped() || c.opt.DryRun {
+		return c.run(dst, src)
+	}
+	ew, err := envelope.NewWriter(dst, c.opt.Envelope)
+	if err != nil {
+		return err
+	}
+	c.rep.ToEnvelope = c.opt.Envelope.Codec.String()
+	if err := c.run(ew, src); err != nil {
+		return err
+	}
+	if err := ew.Close(); err != nil {
+		return fmt.Errorf("VKCS envelope: %w", err)
+	}
+	return nil
+}
+
 func (c *converter) run(dst io.Writer, src io.Reader) error {
 	ro := c.opt.Options
 	c.cap = ro.CapBytes()
@@ -99,6 +123,9 @@ func (c *converter) run(dst io.Writer, src io.Reader) error {
 	h := r.Header()
 	oh := outputHeader(h, c.target)
 	c.rep.From, c.rep.To = h.Magic, oh.Magic
+	if h.Envelope.Enveloped() {
+		c.rep.FromEnvelope = h.Envelope.Codec.String()
+	}
 	if c.w, err = rdbio.NewWriter(dst, oh); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/envelope"
 )
 
 // ErrRefused is wrapped by the error of a conversion that meets something
@@ -13,6 +14,10 @@ var ErrRefused = errors.New("convert: refused")
 
 // ErrTarget is wrapped by the error naming an unknown target.
 var ErrTarget = errors.New("convert: unknown target")
+
+// ErrEnvelope is wrapped by the error of an Options.Envelope the target
+// does not load.
+var ErrEnvelope = errors.New("convert: the target does not load a VKCS envelope")
 
 // Options configure Convert. A zero field means its default; Target has
 // none and must be given.
@@ -33,4 +38,8 @@ type Options struct {
 	// Now is the time against which field expiries are judged (zero: the
 	// clock's).
 	Now time.Time
+	// Envelope, when set (envelope.LZ4()), wraps the output in a VKCS
+	// envelope, for a target that loads one (servers.Server.ReadsEnvelope).
+	// The input's envelope, if any, is read through and not kept.
+	Envelope envelope.Info
 }

@@ -24,6 +24,10 @@ type Report struct {
 	// Decoded says the input was rdbz-compressed and its list nodes were
 	// decoded on the way (listcodec's decompressor).
 	Decoded bool `json:"rdbz_nodes_decoded"`
+	// FromEnvelope and ToEnvelope name the codec of the input's and the
+	// output's VKCS envelope ("" for none).
+	FromEnvelope string `json:"from_envelope,omitempty"`
+	ToEnvelope   string `json:"to_envelope,omitempty"`
 	// Keys counts the keys kept (written, or in a dry run to be written).
 	Keys int64 `json:"keys"`
 	// LeftOut counts the keys the filter (Options.Keep) left out.

@@ -42,8 +42,9 @@ func (o Options) Active() bool {
 	return len(o.Match)+len(o.Exclude)+len(o.DBs)+len(o.Types) > 0 || o.DropExpired
 }
 
-// Filter decides which keys stay. Its Keep is safe for one Reader at a
-// time (it holds no state but its options).
+// Filter decides which keys stay. Its Keep holds no state but its
+// options: Readers on several goroutines may share it (analyze's pass and
+// its format-2 estimate do).
 type Filter struct {
 	match, exclude []*Glob
 	dbs            []uint64

@@ -247,6 +247,11 @@ func (s Server) ValkeyMagic() int { return s.valkeyMax }
 // Dragonfly reports whether the server is Dragonfly.
 func (s Server) Dragonfly() bool { return s.kind == kindDragonfly }
 
+// ReadsEnvelope reports whether some release of s loads a file in a VKCS
+// envelope (docs/rdb-format.md §8): valkey 9 from 9.2 on; no Redis nor
+// Dragonfly.
+func (s Server) ReadsEnvelope() bool { return s.kind == kindValkey && s.valkeyMax >= 80 }
+
 // StreamFieldsLost says what a stream of type from loses when it is copied
 // as one of the older stream type to (rdbio's Value.CopyStreamAs), or ""
 // for nothing: the fields each newer stream type added.

@@ -1,0 +1,418 @@
+package rdbio
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/rdbz/rdbz/rdbio/lzf"
+)
+
+// The LZF work of EncodeT — decoding each LZF string of a value and
+// checking that the faithful encoder gives its stored bytes back — is most
+// of the reading goroutine's CPU on a dump saved with rdbcompression yes
+// (1.2 of its 1.9 s on app-cache at scale 4, docs/performance.md). tpipe
+// moves that work off it: what EncodeT sends is gathered in batches,
+// workers do the LZF strings of each batch, and one goroutine passes the
+// batches on to the TSink in their order, so the TSink sees the bytes the
+// reading goroutine alone would have sent.
+//
+// DecodeT uses the same pipe for the strings it LZF-encodes, and runs its
+// Writer (and the CRC of the output) on the pipe's output goroutine.
+//
+// Memory: the batches in flight weigh at most pipeBudget together (a
+// batch heavier than that goes alone), and a string that decodes to more
+// than pipeMaxString is done by the reading goroutine as before, once the
+// batches ahead of it have gone through (the pipe is then "direct" until
+// the next string it takes).
+const (
+	pipeBatch     = 128 << 10
+	pipeBudget    = 4 << 20
+	pipeMaxString = 1 << 20
+	pipeQueue     = pipeBudget/pipeBatch + 4 // batches in flight, at most (and a drain mark)
+)
+
+type opKind uint8
+
+const (
+	opBegin opKind = iota // Begin: key at buf[a:b] (a < 0: none), input offset
+	opBytes               // Write(buf[a:b])
+	opLZF                 // a string to rewrite: prefix buf[a:m], payload buf[m:b]
+)
+
+type tOp struct {
+	kind    opKind
+	a, m, b int
+	input   int64 // opBegin: the record's offset; opLZF: the string's
+	ulen    int   // opLZF: its decoded length
+	ka, kb  int   // opLZF: its record's key in buf (ka < 0: none)
+	ra, rb  int   // opLZF: what replaces it, in res (set by a worker)
+	enc     Enc
+}
+
+type tBatch struct {
+	buf     []byte
+	ops     []tOp
+	res     []byte
+	weight  int64
+	st      TStats // what the worker did: LZF counters, T bytes of res
+	err     error
+	done    chan struct{} // closed when the worker is through (or at once)
+	barrier chan struct{} // a drain mark: closed when the batches before it went on
+}
+
+type tpipe struct {
+	dst     TSink
+	mode    mode
+	version int
+	cur     *tBatch
+	key     []byte // the current record's key (TKey form), for errors
+	keyA    int    // where cur holds it (-1: not yet)
+	direct  bool   // pass straight to dst: no batch is in flight
+	work    chan *tBatch
+	order   chan *tBatch
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	cond    *sync.Cond
+	weight  int64 // of the batches in flight
+	err     error // the first failure, in stream order
+	st      TStats
+	closed  bool
+}
+
+func newTPipe(dst TSink, m mode, version int) *tpipe {
+	p := &tpipe{dst: dst, mode: m, version: version, keyA: -1,
+		work: make(chan *tBatch, pipeQueue), order: make(chan *tBatch, pipeQueue)}
+	p.cond = sync.NewCond(&p.mu)
+	n := max(runtime.GOMAXPROCS(0), 1)
+	p.wg.Add(n + 1)
+	for range n {
+		go p.worker()
+	}
+	go p.output()
+	p.cur = newBatch()
+	return p
+}
+
+// batches are reused: a fresh one for every 128 KiB of T cost 5% of
+// compress's CPU in allocation and clearing on app-cache.
+var batches = sync.Pool{New: func() any { return &tBatch{} }}
+
+func newBatch() *tBatch {
+	b := batches.Get().(*tBatch)
+	b.buf, b.ops, b.res = b.buf[:0], b.ops[:0], b.res[:0]
+	b.weight, b.st, b.err, b.done, b.barrier = 0, TStats{}, nil, nil, nil
+	return b
+}
+
+func freeBatch(b *tBatch) {
+	if cap(b.buf)+cap(b.res) <= 4*pipeMaxString {
+		batches.Put(b)
+	}
+}
+
+// failure is the first error of the batches gone through.
+func (p *tpipe) failure() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Begin starts a record.
+func (p *tpipe) Begin(key []byte, input int64) error {
+	p.key, p.keyA = append(p.key[:0], key...), -1
+	if p.direct {
+		return p.dst.Begin(key, input)
+	}
+	b := p.cur
+	op := tOp{kind: opBegin, a: -1, input: input}
+	if key != nil {
+		op.a = len(b.buf)
+		b.buf = append(b.buf, key...)
+		op.b = len(b.buf)
+		p.keyA = op.a
+	}
+	b.ops = append(b.ops, op)
+	return nil
+}
+
+// Write sends T bytes on.
+func (p *tpipe) Write(q []byte) (int, error) {
+	if p.direct {
+		return p.dst.Write(q)
+	}
+	b := p.cur
+	if n := len(b.ops); n > 0 && b.ops[n-1].kind == opBytes && b.ops[n-1].b == len(b.buf) {
+		b.buf = append(b.buf, q...)
+		b.ops[n-1].b = len(b.buf)
+	} else {
+		a := len(b.buf)
+		b.buf = append(b.buf, q...)
+		b.ops = append(b.ops, tOp{kind: opBytes, a: a, b: len(b.buf)})
+	}
+	b.weight += int64(len(q))
+	return len(q), p.maybeSeal()
+}
+
+// take takes a string of a value (its encoding, prefix and payload, its
+// decoded length, its offset) for a worker to rewrite.
+func (p *tpipe) take(enc Enc, hold, comp []byte, ulen int, at int64) (bool, error) {
+	p.direct = false
+	b := p.cur
+	op := tOp{kind: opLZF, a: len(b.buf), input: at, ulen: ulen, ka: -1, enc: enc}
+	if len(p.key) > 0 {
+		if p.keyA < 0 {
+			p.keyA = len(b.buf)
+			b.buf = append(b.buf, p.key...)
+			op.a = len(b.buf)
+		}
+		op.ka, op.kb = p.keyA, p.keyA+len(p.key)
+	}
+	b.buf = append(b.buf, hold...)
+	op.m = len(b.buf)
+	b.buf = append(b.buf, comp...)
+	op.b = len(b.buf)
+	b.ops = append(b.ops, op)
+	b.weight += int64(len(hold) + len(comp) + 2*ulen)
+	return true, p.maybeSeal()
+}
+
+func (p *tpipe) maybeSeal() error {
+	if p.cur.weight < pipeBatch {
+		return nil
+	}
+	return p.seal()
+}
+
+// seal sends the current batch into the pipe, once the weight in flight
+// leaves room for it.
+func (p *tpipe) seal() error {
+	b := p.cur
+	if len(b.ops) == 0 {
+		return p.failure()
+	}
+	p.cur, p.keyA = newBatch(), -1
+	p.mu.Lock()
+	for p.weight > 0 && p.weight+b.weight > pipeBudget && p.err == nil {
+		p.cond.Wait()
+	}
+	p.weight += b.weight
+	err := p.err
+	p.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	b.done = make(chan struct{})
+	p.order <- b
+	p.work <- b
+	return nil
+}
+
+// drain waits until every batch sent has gone on, and makes the pipe
+// direct: what follows goes straight to the TSink from the caller.
+func (p *tpipe) drain() error {
+	if p.direct {
+		return nil
+	}
+	if err := p.seal(); err != nil {
+		return err
+	}
+	mark := &tBatch{done: make(chan struct{}), barrier: make(chan struct{})}
+	close(mark.done)
+	p.order <- mark
+	<-mark.barrier
+	p.direct = true
+	return p.failure()
+}
+
+// close sends the last batch (when flush), waits for every goroutine and
+// returns the first failure.
+func (p *tpipe) close(flush bool) error {
+	if p.closed {
+		return p.failure()
+	}
+	p.closed = true
+	var err error
+	if flush && !p.direct {
+		err = p.seal()
+	}
+	close(p.work)
+	close(p.order)
+	p.wg.Wait()
+	if e := p.failure(); e != nil {
+		return e
+	}
+	return err
+}
+
+func (p *tpipe) worker() {
+	defer p.wg.Done()
+	var s strWork
+	for b := range p.work {
+		if p.failure() == nil {
+			p.run(b, &s)
+		}
+		close(b.done)
+	}
+}
+
+// run rewrites the strings of b.
+func (p *tpipe) run(b *tBatch, s *strWork) {
+	for i := range b.ops {
+		op := &b.ops[i]
+		if op.kind != opLZF {
+			continue
+		}
+		head, body, _, err := s.rewrite(p.mode, op.enc, b.buf[op.a:op.m], b.buf[op.m:op.b], op.ulen, &b.st)
+		if err != nil {
+			e := &Error{Offset: op.input, Version: p.version, What: "value", Err: err}
+			if op.ka >= 0 {
+				e.Key = tkeyName(b.buf[op.ka:op.kb])
+			}
+			b.err = e
+			return
+		}
+		op.ra = len(b.res)
+		b.res = append(append(b.res, head...), body...)
+		op.rb = len(b.res)
+		b.st.TBytes += int64(op.rb - op.ra)
+	}
+}
+
+// tkeyName is the key of a TKey.
+func tkeyName(k []byte) []byte {
+	if len(k) < 3 {
+		return nil
+	}
+	return append([]byte(nil), k[3:]...)
+}
+
+func (p *tpipe) output() {
+	defer p.wg.Done()
+	for b := range p.order {
+		<-b.done
+		if b.barrier != nil {
+			close(b.barrier)
+			continue
+		}
+		err := p.failure()
+		if err == nil {
+			err = b.err
+		}
+		if err == nil {
+			err = p.replay(b)
+		}
+		p.mu.Lock()
+		if p.err == nil && err != nil {
+			p.err = err
+		}
+		p.weight -= b.weight
+		p.st.add(b.st)
+		p.cond.Broadcast()
+		p.mu.Unlock()
+		freeBatch(b)
+	}
+}
+
+// replay passes a batch on to the TSink.
+func (p *tpipe) replay(b *tBatch) error {
+	for _, op := range b.ops {
+		var err error
+		switch op.kind {
+		case opBegin:
+			var key []byte
+			if op.a >= 0 {
+				key = b.buf[op.a:op.b]
+			}
+			err = p.dst.Begin(key, op.input)
+		case opBytes:
+			_, err = p.dst.Write(b.buf[op.a:op.b])
+		case opLZF:
+			_, err = p.dst.Write(b.res[op.ra:op.rb])
+		}
+		if err != nil {
+			return fmt.Errorf("rdb: writing output: %w", err)
+		}
+	}
+	return nil
+}
+
+func (s *TStats) add(o TStats) {
+	s.TBytes += o.TBytes
+	s.Decoded += o.Decoded
+	s.LZFBytes += o.LZFBytes
+	s.DecBytes += o.DecBytes
+	s.Unfaithful += o.Unfaithful
+}
+
+// strWork is what rewriting a string needs: an LZF encoder and buffers.
+// Each goroutine has its own.
+type strWork struct {
+	enc       lzf.Encoder
+	dec, lzf  []byte
+	headBytes [24]byte // a prefix: the encoding byte and two lengths of ≤ 9
+}
+
+// rewrite returns what goes in place of a string (encoding enc, prefix
+// hold, payload p as stored, ulen decoded bytes) — head, then body —
+// and its decoded bytes. Each may be hold, p or one of s's buffers. st
+// (which may be nil) counts what toT did.
+func (s *strWork) rewrite(m mode, enc Enc, hold, p []byte, ulen int, st *TStats) (head, body, dec []byte, err error) {
+	dec = p
+	if enc == EncLZF {
+		if s.dec, err = lzf.Decode(s.dec[:0], p, ulen); err != nil {
+			return nil, nil, nil, fmt.Errorf("%w: LZF string does not decode to %d bytes", ErrCorrupt, ulen)
+		}
+		dec = s.dec
+	}
+	if st == nil {
+		st = new(TStats)
+	}
+	h := s.headBytes[:0]
+	switch {
+	case m.toT && faithful(&s.enc, &s.lzf, hold, p, dec):
+		st.Decoded++
+		st.LZFBytes += int64(len(hold) + len(p))
+		st.DecBytes += int64(len(dec))
+		return AppendLen(append(h, 0xC0|EncodingT, 0), uint64(len(dec))), dec, dec, nil
+	case m.toT:
+		st.Unfaithful++
+		return hold, p, dec, nil
+	case m.target == TargetRaw:
+		return AppendLen(h, uint64(len(dec))), dec, dec, nil
+	case m.target == TargetOriginal:
+		var ok bool
+		if s.lzf, ok = s.enc.Encode(s.lzf[:0], dec, len(dec)+len(dec)/32+8); !ok {
+			return nil, nil, nil, fmt.Errorf("%w: 0xC5 string does not LZF-encode", ErrCorrupt)
+		}
+	default:
+		var ok bool
+		if s.lzf, ok = s.enc.RedisSave(s.lzf[:0], dec); !ok {
+			return AppendLen(h, uint64(len(dec))), dec, dec, nil
+		}
+	}
+	return AppendStringHead(h, EncLZF, 0, uint64(len(s.lzf)), uint64(len(dec))), s.lzf, dec, nil
+}
+
+// faithful reports whether hold, comp is what Redis's LZF encoder makes of
+// dec: the canonical prefix and the same payload. *scratch is a buffer it
+// may use.
+func faithful(enc *lzf.Encoder, scratch *[]byte, hold, comp, dec []byte) bool {
+	var buf [24]byte
+	head := AppendStringHead(buf[:0], EncLZF, 0, uint64(len(comp)), uint64(len(dec)))
+	if string(head) != string(hold) {
+		return false
+	}
+	var ok bool
+	*scratch, ok = enc.Encode((*scratch)[:0], dec, len(dec)+len(dec)/32+8)
+	return ok && string(*scratch) == string(comp)
+}
+
+// A stringTaker takes strings of values from the rewrite for a worker:
+// tpipe, and the tsink in front of one.
+type stringTaker interface {
+	// take reports false when the caller must do the string itself.
+	take(enc Enc, hold, p []byte, ulen int, at int64) (bool, error)
+	// drain waits until what was taken has gone on.
+	drain() error
+}
