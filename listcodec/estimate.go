@@ -46,11 +46,13 @@ type Format2Prediction struct {
 }
 
 // NewFormat2Estimate starts an estimate for Compress with opt's cap, check
-// of the checksum and workers (the format-2 defaults for the rest).
+// of the checksum, workers and filter (opt.Keep: the estimate is that of
+// a compress with the same filter; Keep is called on the estimate's own
+// goroutine), the format-2 defaults for the rest.
 func NewFormat2Estimate(ctx context.Context, opt CompressOptions) *Format2Estimate {
 	pr, pw := io.Pipe()
 	e := &Format2Estimate{pw: pw, done: make(chan struct{})}
-	o := format2.Options{Cap: opt.Cap, IgnoreChecksum: true, Workers: opt.Workers}
+	o := format2.Options{Cap: opt.Cap, IgnoreChecksum: true, Workers: opt.Workers, Keep: opt.Keep}
 	go func() {
 		defer close(e.done)
 		e.st, e.err = format2.Estimate(ctx, io.Discard, pr, Format2EstimateEvery, o)

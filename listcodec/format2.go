@@ -26,7 +26,7 @@ func compress2(ctx context.Context, dst io.Writer, src io.Reader, opt CompressOp
 	if opt.NoEmbed {
 		return &Stats{}, ErrNoEmbedFormat2
 	}
-	o := format2.Options{Level: opt.Level, Workers: opt.Workers, Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum,
+	o := format2.Options{Level: opt.Level, Workers: opt.Workers, Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, Keep: opt.Keep,
 		SampleBytes: opt.Train.SampleBytes, TrainBytes: opt.Train.TrainBytes,
 		Phase: opt.Phase, BlockSize: opt.BlockSize}
 	if opt.Train.Seed != nil {
@@ -40,7 +40,8 @@ func compress2(ctx context.Context, dst io.Writer, src io.Reader, opt CompressOp
 	}
 	fs, err := format2.Compress(ctx, dst, src, o)
 	st := &Stats{BytesIn: fs.BytesIn, BytesOut: fs.BytesOut, DictID: fs.DictID, DictBytes: fs.DictBytes,
-		Note: fs.Note, Elapsed: fs.Elapsed, Unfaithful: fs.T.Unfaithful, Format2: fs, InputEnvelope: fs.Envelope}
+		Note: fs.Note, Elapsed: fs.Elapsed, Unfaithful: fs.T.Unfaithful, Format2: fs, InputEnvelope: fs.Envelope,
+		Keys: fs.T.Keys, LeftOut: fs.T.LeftOut}
 	return st, err
 }
 

@@ -21,10 +21,13 @@ type Stats struct {
 	// Unfaithful counts LZF nodes left alone because rdbz's encoder would
 	// not reproduce their bytes (written by an older liblzf).
 	Unfaithful int64
-	DictID     uint32
-	DictBytes  int
-	Note       string // why the input was copied unchanged, when it was
-	Elapsed    time.Duration
+	// Keys counts the key records written; LeftOut those the filter
+	// (rdbio.Options.Keep) left out.
+	Keys, LeftOut int64
+	DictID        uint32
+	DictBytes     int
+	Note          string // why the input was copied unchanged, when it was
+	Elapsed       time.Duration
 	// Format2 is what a format-2 Compress did (nil for format 1).
 	Format2 *format2.Stats
 	// Format2Decompress is what a Decompress of a format-2 file did (nil

@@ -54,6 +54,7 @@ type transcoder struct {
 	// unwalked: a record rdbio cannot walk stopped the walk; the rest was
 	// passed on as it is (PassBody), where no record can be added.
 	unwalked bool
+	keys     int64 // key records read
 }
 
 // handler is what Compress and Decompress do at the points where they
@@ -122,6 +123,8 @@ func (t *transcoder) run() error {
 		return err
 	}
 	t.stats.BytesIn, t.stats.BytesOut = t.r.Offset(), t.w.Written()
+	f := t.r.Filtered()
+	t.stats.Keys, t.stats.LeftOut = t.keys, f.LeftOut
 	return nil
 }
 
@@ -133,6 +136,9 @@ func (t *transcoder) records() error {
 		}
 		if err != nil {
 			return err
+		}
+		if rec.Kind == rdbio.KindKey {
+			t.keys++
 		}
 		switch {
 		case rec.Kind == rdbio.KindAux:

@@ -16,28 +16,45 @@ func unchangedTrailer(r *Reader) Trailer {
 // Copy reads an RDB stream from src and writes it unchanged to dst: every
 // record passes through the Reader's sink, the trailer carries the source's
 // stored checksum (checked on the way, unless Options.IgnoreChecksum) and
-// bytes after it are copied. The output equals the input byte for byte.
+// bytes after it are copied. The output equals the input byte for byte,
+// less what Options.Keep leaves out (CopyFiltered).
 func Copy(dst io.Writer, src io.Reader, opt Options) (int64, error) {
+	n, _, err := CopyFiltered(dst, src, opt)
+	return n, err
+}
+
+// CopyFiltered is Copy that also tells what Options.Keep kept and left
+// out. When something was left out, the trailer is the CRC-64 of what was
+// written (0 where the source's was 0: checksums disabled); what the
+// server that loads the output sees is the source less those keys.
+func CopyFiltered(dst io.Writer, src io.Reader, opt Options) (int64, Filtered, error) {
 	r, err := NewReader(src, opt)
 	if err != nil {
-		return 0, err
+		return 0, Filtered{}, err
 	}
 	w, err := NewWriter(dst, r.Header())
 	if err != nil {
-		return 0, err
+		return 0, Filtered{}, err
 	}
-	w.crc = nil // unchanged bytes: the trailer is the source's (unchangedTrailer)
+	if opt.Keep == nil {
+		w.crc = nil // unchanged bytes: the trailer is the source's (unchangedTrailer)
+	}
 	if err := passRecords(r, w); err != nil {
-		return w.Written(), err
+		return w.Written(), r.Filtered(), err
 	}
-	w.SetTrailer(unchangedTrailer(r))
+	switch {
+	case r.left.Bytes == 0:
+		w.SetTrailer(unchangedTrailer(r))
+	case r.crcGot == 0:
+		w.SetTrailer(TrailerZero)
+	}
 	if err := w.Close(); err != nil {
-		return w.Written(), fmt.Errorf("write trailer: %w", err)
+		return w.Written(), r.Filtered(), fmt.Errorf("write trailer: %w", err)
 	}
 	if _, err := r.CopyRest(w.Rest()); err != nil {
-		return w.Written(), fmt.Errorf("copy bytes after the trailer: %w", err)
+		return w.Written(), r.Filtered(), fmt.Errorf("copy bytes after the trailer: %w", err)
 	}
-	return w.Written(), w.Flush()
+	return w.Written(), r.Filtered(), w.Flush()
 }
 
 // passRecords sends every record of r to w, up to the trailer. Where the

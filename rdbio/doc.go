@@ -31,6 +31,10 @@
 // file's producer (Redis or Valkey by the magic, Dragonfly by an AUX df-ver
 // or its opcodes before the first key), decided once per file.
 //
+// Options.Keep filters the keys (keep.go): a key it rejects never reaches
+// the sink nor Next, with its value and the records that belong to it;
+// rdbio/filter builds one from Redis glob patterns, dbs, types and expiry.
+//
 // A Writer mirrors the Reader: it writes the magic, raw bytes, lengths and
 // strings, keeps a running CRC-64 and writes the trailer on Close. Lengths
 // and strings (FORMAT.md §4) have one decoder here, which the Reader and

@@ -29,6 +29,11 @@ type input struct {
 	out  io.Writer // receives consumed bytes; nil discards them
 	eof  bool
 	rw   *rewrite // rewrites strings on their way to out (T streams); nil: none
+	// kept is, when sumKept, the CRC64 of the consumed bytes not set aside
+	// (those Options.Keep leaves out): the trailer of the filtered file.
+	kept    uint64
+	sumKept bool
+	aside   bool
 	// skipping: the string being read is skipped, its bytes are not needed
 	// (the rewrite may hand it to another goroutine)
 	skipping bool
@@ -53,13 +58,21 @@ func (in *input) flush() error {
 	}
 	span := in.buf[in.mark:in.pos]
 	in.mark = in.pos
-	in.crc.Write(span)
+	in.checksum(span)
 	if in.out != nil {
 		if _, err := in.out.Write(span); err != nil {
 			return &sinkError{err}
 		}
 	}
 	return nil
+}
+
+// checksum adds consumed bytes to the CRC64s.
+func (in *input) checksum(p []byte) {
+	in.crc.Write(p)
+	if in.sumKept && !in.aside {
+		in.kept = crc64.Update(in.kept, p)
+	}
 }
 
 // setOut flushes what is pending to the current sink and switches sinks.

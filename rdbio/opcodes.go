@@ -52,8 +52,8 @@ func (r *Reader) readOpcode(op byte) (Kind, error) {
 		rec.Name = name
 		val, err := r.readString(rec.Value[:0])
 		rec.Value = val
-		if err == nil && string(name) == "df-ver" {
-			r.dfly = true
+		if err == nil {
+			r.auxSeen(name, val)
 		}
 		return KindAux, err
 	case OpSelectDB:
@@ -108,6 +108,18 @@ func (r *Reader) readOpcode(op byte) (Kind, error) {
 		return KindKeyMeta, r.skipKeyMeta()
 	}
 	return r.readVendor(op)
+}
+
+// auxSeen notes the AUX fields the Reader itself heeds: df-ver (Dragonfly's
+// mark) and ctime (Record.Ctime).
+func (r *Reader) auxSeen(name, val []byte) {
+	switch string(name) {
+	case "df-ver":
+		r.dfly = true
+	case "ctime":
+		c, err := strconv.ParseInt(string(val), 10, 64)
+		r.ctime, r.hasCtime = c, err == nil
+	}
 }
 
 // readVendor reads Dragonfly and Redis Enterprise opcodes (§3, §6).

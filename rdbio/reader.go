@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"strconv"
 
@@ -23,6 +22,17 @@ type Options struct {
 	Cap int
 	// IgnoreChecksum accepts a CRC64 trailer that does not match.
 	IgnoreChecksum bool
+	// Keep, when set, is asked about every key record once its key is read
+	// (Key, Type, DB, Expire, Idle, Freq set; the record is valid during
+	// the call only). A key it rejects is left out: its record, the records
+	// before it that belong to it (expiry, idle, freq, key metadata,
+	// Dragonfly's mask) and its value never reach the sink nor Next's
+	// caller; the value is skipped as Next skips one, streamed and never
+	// held. With Keep set the key-count hints, RESIZEDB and SLOT_INFO, are
+	// left out too: they count the keys before filtering (a server that
+	// loads the file sizes its tables as keys come). SELECTDB records stay.
+	// Reader.Filtered counts what was left out. Nil keeps everything.
+	Keep func(*Record) bool
 }
 
 // Header is the file's magic, and the envelope around the RDB if any.
@@ -139,16 +149,32 @@ type Reader struct {
 	scratch []byte
 	node    Node
 	rawBuf  appender
-	auxBuf  appender
-	auxHeld bool
-	nodeBuf []byte
-	strBuf  []byte    // a string read whole (Decode)
-	dec     []byte    // decoded blob headers (blobBody, nodeElements)
-	head    prefixBuf // the header of a node over the cap (nodeElements)
-	pending uint64    // payload bytes of the last node not yet read
-	maxLen  uint64    // the largest decoded string length seen (ValueInfo.MaxStringLen)
-	sink    io.Writer // the caller's sink
-	err     error     // sticky
+	// held holds consumed bytes back from the sink: an AUX record that
+	// Record.Drop may still leave out, or the records of a key that
+	// Options.Keep has not decided on, or has kept but Next has not
+	// returned yet (keep.go).
+	held appender
+	// release: held goes on to the sink at the next read (releaseHeld): an
+	// AUX record not dropped, or the records of a key whose read failed.
+	release bool
+	ahead   []aheadRec // a kept key's records Next has yet to return
+	aheadAt int        // the next of them
+	heldAt  int        // the bytes of held passed on so far
+	// aheadStart is where the records of the key just read begin, and
+	// keptBefore the kept-bytes checksum there (input.kept).
+	aheadStart int64
+	keptBefore uint64
+	left       Filtered // what Options.Keep decided
+	ctime      int64    // the AUX field ctime, when hasCtime
+	hasCtime   bool
+	nodeBuf    []byte
+	strBuf     []byte    // a string read whole (Decode)
+	dec        []byte    // decoded blob headers (blobBody, nodeElements)
+	head       prefixBuf // the header of a node over the cap (nodeElements)
+	pending    uint64    // payload bytes of the last node not yet read
+	maxLen     uint64    // the largest decoded string length seen (ValueInfo.MaxStringLen)
+	sink       io.Writer // the caller's sink
+	err        error     // sticky
 
 	db     uint64
 	expire int64
@@ -161,7 +187,8 @@ type Reader struct {
 	done   bool
 	crcGot uint64
 	// onRecord, when set, is called at each record's first byte, once
-	// everything before it has gone to the sink (EncodeT).
+	// everything before it has gone to the sink; for a record held back
+	// (Options.Keep), again before its bytes go on (EncodeT).
 	onRecord func(off int64)
 }
 
@@ -193,8 +220,14 @@ func NewReader(src io.Reader, opt Options) (*Reader, error) {
 // Header returns the magic that was read.
 func (r *Reader) Header() Header { return r.hdr }
 
-// Offset is the input offset of the next unread byte.
-func (r *Reader) Offset() int64 { return r.in.offset() }
+// Offset is the input offset of the next unread byte: after a record
+// held back (Options.Keep), the offset right after it.
+func (r *Reader) Offset() int64 {
+	if r.aheadAt > 0 && r.aheadAt < len(r.ahead) {
+		return r.ahead[r.aheadAt-1].endOff
+	}
+	return r.in.offset()
+}
 
 // Dragonfly reports whether Dragonfly's marks were seen so far: an AUX
 // field df-ver, Dragonfly-only opcodes or types. Those before the file's
@@ -207,7 +240,7 @@ func (r *Reader) Dragonfly() bool { return r.dfly }
 // previous sink first. Setting it right after NewReader and calling Next
 // until io.EOF copies the file's body exactly.
 func (r *Reader) SetSink(w io.Writer) error {
-	if err := r.releaseAux(); err != nil {
+	if err := r.releaseHeld(); err != nil {
 		return err
 	}
 	r.sink = w
@@ -268,15 +301,19 @@ func notDigits(s string) bool {
 // its handle (Value) is skipped (and sent to the sink); so is what
 // is left of a list whose nodes were walked part way. After the EOF record
 // Next returns io.EOF; a checksum mismatch is an error unless
-// Options.IgnoreChecksum.
+// Options.IgnoreChecksum. With Options.Keep, the keys it rejects are
+// skipped.
 func (r *Reader) Next() (*Record, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	if r.aheadAt < len(r.ahead) {
+		return r.nextAhead()
+	}
 	if r.done {
 		return nil, io.EOF
 	}
-	if err := r.releaseAux(); err != nil {
+	if err := r.releaseHeld(); err != nil {
 		return nil, err
 	}
 	if _, err := r.finishValue(false); err != nil {
@@ -287,6 +324,14 @@ func (r *Reader) Next() (*Record, error) {
 	if err := r.in.flush(); err != nil {
 		return nil, r.fail("write", err)
 	}
+	if r.opt.Keep != nil {
+		return r.nextKept()
+	}
+	return r.nextRecord()
+}
+
+// nextRecord reads the record at the input's offset.
+func (r *Reader) nextRecord() (*Record, error) {
 	if r.onRecord != nil {
 		r.onRecord(r.in.offset())
 	}
@@ -306,7 +351,7 @@ func (r *Reader) Next() (*Record, error) {
 
 func (r *Reader) readRecord(op byte) error {
 	switch {
-	case op < 200 && op != 107 && op != 121:
+	case isKeyOp(op):
 		return r.readKey(op)
 	case op == 255:
 		return r.readEOF()
@@ -327,15 +372,15 @@ func (r *Reader) readHeldAux() error {
 	if err != nil {
 		return r.fail("write", err)
 	}
-	r.auxBuf = r.auxBuf[:0]
-	r.in.out = &r.auxBuf
+	r.held = r.held[:0]
+	r.in.out = &r.held
 	k, err := r.readOpcode(OpAux)
 	if err == nil {
 		err = r.in.flush()
 	}
 	r.in.out = r.sink
 	r.rec.Kind = k
-	r.auxHeld = err == nil
+	r.release = err == nil
 	return r.wrap(OpName(OpAux), err)
 }
 
@@ -343,23 +388,23 @@ func (r *Reader) readHeldAux() error {
 // It reports false for any other record, whose bytes have gone on already.
 func (rec *Record) Drop() bool {
 	r := rec.r
-	if r == nil || rec.gen != r.gen || !r.auxHeld {
+	if r == nil || rec.gen != r.gen || rec.Kind != KindAux || !r.release {
 		return false
 	}
-	r.auxHeld = false
+	r.release = false
 	return true
 }
 
-// releaseAux passes a held AUX record on to the sink.
-func (r *Reader) releaseAux() error {
-	if !r.auxHeld {
+// releaseHeld passes the held bytes on to the sink when they are to go.
+func (r *Reader) releaseHeld() error {
+	if !r.release {
 		return nil
 	}
-	r.auxHeld = false
+	r.release = false
 	if r.in.out == nil {
 		return nil
 	}
-	if _, err := r.in.out.Write(r.auxBuf); err != nil {
+	if _, err := r.in.out.Write(r.held); err != nil {
 		return r.fail("write", &sinkError{err})
 	}
 	return nil
@@ -433,14 +478,20 @@ func (r *Reader) readEOF() error {
 // must end with the EOF opcode and, when the version has one, a checksum
 // that matches everything before it (or 0). It returns the EOF record; the
 // caller writes its own trailer (and nothing may follow the trailer).
+// Under Options.Keep, with a sink, it fails (wrapping the grammar's
+// error): the keys in the rest could not be judged, and would go on
+// unfiltered.
 func (r *Reader) PassBody() (*Record, error) {
 	if r.err != nil && !errors.Is(r.err, ErrUnsupported) {
 		return nil, r.err
 	}
-	if err := r.releaseAux(); err != nil {
+	if r.opt.Keep != nil && r.sink != nil {
+		return nil, fmt.Errorf("rdb: the keys past a record rdbio cannot walk cannot be filtered: %w", r.err)
+	}
+	if err := r.releaseHeld(); err != nil {
 		return nil, err
 	}
-	t := tailCheck{crc: r.in.crc, out: r.in.out}
+	t := tailCheck{in: r.in, out: r.in.out}
 	for {
 		r.in.pos = r.in.end
 		if err := t.add(r.in.buf[r.in.mark:r.in.pos]); err != nil {
@@ -467,7 +518,7 @@ func (r *Reader) PassBody() (*Record, error) {
 // tailCheck checksums and passes on a stream while holding back its last
 // 9 bytes, so that the trailer can be checked (and left out) at the end.
 type tailCheck struct {
-	crc  hash.Hash64
+	in   *input // checksums what passes
 	out  io.Writer
 	tail []byte
 }
@@ -482,7 +533,7 @@ func (t *tailCheck) add(p []byte) error {
 
 // pass sends the first k held bytes on.
 func (t *tailCheck) pass(k int) error {
-	t.crc.Write(t.tail[:k])
+	t.in.checksum(t.tail[:k])
 	if t.out != nil {
 		if _, err := t.out.Write(t.tail[:k]); err != nil {
 			return err
@@ -506,9 +557,9 @@ func (t *tailCheck) check(h Header) (uint64, ChecksumStatus, error) {
 	if size == 1 {
 		return 0, ChecksumAbsent, nil
 	}
-	t.crc.Write(t.tail[:1])
+	t.in.checksum(t.tail[:1])
 	stored := binary.LittleEndian.Uint64(t.tail[1:])
-	switch got := t.crc.Sum64(); {
+	switch got := t.in.crc.Sum64(); {
 	case stored == 0:
 		return 0, ChecksumDisabled, nil
 	case stored == got:

@@ -74,6 +74,7 @@ type EnvelopeSink interface {
 type TStats struct {
 	Records    int64 // records, the magic and the EOF trailer included
 	Keys       int64 // key records
+	LeftOut    int64 // key records Options.Keep left out (not in T)
 	InBytes    int64 // RDB bytes read
 	TBytes     int64 // T bytes written
 	Decoded    int64 // LZF strings stored decoded (0xC5)
@@ -95,13 +96,17 @@ func TKey(dst []byte, db uint64, key []byte) []byte {
 // EncodeT reads an RDB from src and writes its T stream to dst, record by
 // record. The source's checksum is checked unless opt.IgnoreChecksum; a
 // record whose layout rdbio does not know ends the walk and the rest of
-// the file goes into one record as it is (Reader.PassBody).
+// the file goes into one record as it is (Reader.PassBody). With
+// opt.Keep, T is that of the filtered file (Copy's output): the records
+// Keep leaves out are not in it, and its trailer is the CRC-64 of what
+// stays (0 where the source's was 0).
 func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
 	var st TStats
 	r, err := NewReader(src, opt)
 	if err != nil {
 		return st, err
 	}
+	r.in.sumKept = opt.Keep != nil
 	if es, ok := dst.(EnvelopeSink); ok {
 		es.Envelope(r.hdr.Envelope)
 	}
@@ -165,9 +170,10 @@ func encodeT(r *Reader, pipe *tpipe) (TStats, error) {
 	}
 	// The EOF opcode and the stored trailer, then what follows it.
 	r.onRecord = nil
+	st.LeftOut = r.left.LeftOut
 	tail := []byte{OpEOF}
 	if r.hdr.HasChecksum() {
-		tail = binary.LittleEndian.AppendUint64(tail, r.crcGot)
+		tail = binary.LittleEndian.AppendUint64(tail, keptTrailer(r))
 	}
 	if _, err := ts.Write(tail); err != nil {
 		return st, err
@@ -177,6 +183,17 @@ func encodeT(r *Reader, pipe *tpipe) (TStats, error) {
 	}
 	st.InBytes = r.in.offset()
 	return st, nil
+}
+
+// keptTrailer is the checksum of what a Reader kept: the source's stored
+// one when nothing was left out, else the CRC-64 of what stays (0 where
+// the source's was 0, checksums disabled). The input's kept sum must have
+// been on (input.sumKept).
+func keptTrailer(r *Reader) uint64 {
+	if r.left.Bytes == 0 || r.crcGot == 0 {
+		return r.crcGot
+	}
+	return r.in.kept
 }
 
 // tsink passes T on to a TSink, holding the bytes a record sends before
@@ -233,7 +250,9 @@ func (t *tsink) begin(key []byte, off int64) error {
 // trailer T holds (unless opt.IgnoreChecksum). With the other targets the
 // trailer is recomputed (0 where the source's was 0). A 0xC5 string whose
 // length is over opt.Cap (the cap must be at least the one T was made
-// with), or whose flags are not 0, is an error naming its offset.
+// with), or whose flags are not 0, is an error naming its offset. With
+// opt.Keep, the keys it rejects are left out and, when something was,
+// the trailer is recomputed whatever the target.
 func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, error) {
 	ignore := opt.IgnoreChecksum
 	opt.IgnoreChecksum = true // T's bytes are not the ones the trailer sums
@@ -259,7 +278,7 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 	stored := r.crcGot
 	switch {
 	case !r.hdr.HasChecksum():
-	case target == TargetOriginal:
+	case target == TargetOriginal && r.left.Bytes == 0:
 		if got := crc64.Update(w.crc.Sum64(), []byte{OpEOF}); stored != 0 && got != stored && !ignore {
 			return w.Written(), r.failAt(r.in.offset()-8, "checksum", fmt.Errorf("%w: the trailer says %016x, the restored file gives %016x", ErrChecksum, stored, got))
 		}
@@ -289,9 +308,12 @@ type rewrite struct {
 	cheap bool // the strings of values go raw, whatever the mode says
 	cap   int
 	st    *TStats
-	hold  appender // the prefix of the string being rewritten
-	comp  []byte   // its stored payload
-	work  strWork
+	// passive: strings are read as they are, not rewritten nor handed to
+	// the pipe (the value of a key Options.Keep leaves out).
+	passive bool
+	hold    appender // the prefix of the string being rewritten
+	comp    []byte   // its stored payload
+	work    strWork
 }
 
 // mode is what a rewrite makes of strings.
@@ -332,7 +354,7 @@ func (w *rewrite) string(in *input) (strHead, error) {
 	if err := in.fill(1); err != nil {
 		return strHead{}, err
 	}
-	if !w.wants(in.buf[in.pos]) {
+	if w.passive || !w.wants(in.buf[in.pos]) {
 		return in.plainHeader(!w.toT)
 	}
 	start := in.offset()

@@ -1,6 +1,9 @@
 package rdbio
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Value types (docs/rdb-format.md §4). Where two producers use one number, the
 // name is Redis's; Type tells them apart. The constants are untyped: each
@@ -95,6 +98,31 @@ func (t Type) String() string {
 		return typeNames[t]
 	}
 	return "type" + strconv.Itoa(int(t))
+}
+
+// Family names the type as Redis's TYPE command does, whatever its
+// encoding: string, list, set, zset, hash, stream or module; Dragonfly's
+// own types keep their names (json, cms, ...), but for its Bloom filters
+// (sbf, sbf2: bloom) and its hashes and sets with expiry (hash, set).
+func (t Type) Family() string {
+	name := t.String()
+	switch {
+	case strings.HasPrefix(name, "list"):
+		return "list"
+	case strings.HasPrefix(name, "zset"):
+		return "zset"
+	case strings.HasPrefix(name, "set"):
+		return "set"
+	case strings.HasPrefix(name, "hash"), name == "path-hash":
+		return "hash"
+	case strings.HasPrefix(name, "stream"):
+		return "stream"
+	case strings.HasPrefix(name, "module"):
+		return "module"
+	case name == "sbf" || name == "sbf2":
+		return "bloom"
+	}
+	return name
 }
 
 // Byte is the type byte that stores a value of type t.

@@ -28,13 +28,17 @@ func analyzeCommand() *cli.Command {
 		},
 		Action: runAnalyze,
 	}
-	cmd.Flags = append(cmd.Flags, keysFlags()...)
+	cmd.Flags = append(append(cmd.Flags, keysFlags()...), filterFlags()...)
 	return cmd
 }
 
 func runAnalyze(c *cli.Context) error {
+	ro, err := analyzeRead(c)
+	if err != nil {
+		return err
+	}
 	if c.NArg() > 1 {
-		return runAnalyzeMany(c)
+		return runAnalyzeMany(c, ro)
 	}
 	in, err := openRDB(c.Context, c.Args().First())
 	if err != nil {
@@ -56,6 +60,7 @@ func runAnalyze(c *cli.Context) error {
 		co := listcodec.DefaultCompressOptions()
 		co.Train.SampleBytes = sb
 		co.Cap = c.Int("cap")
+		co.Keep = ro.Keep // a compress with the same filters
 		co.Phase = func(string) { prog.phase("training the what-if dictionary", noBytes) }
 		opt.WhatIf = &co
 		limitMemory(2*sb + whatIfHeadroom)
@@ -66,7 +71,7 @@ func runAnalyze(c *cli.Context) error {
 		src = opt.Format2.Tee(src)
 	}
 	prog.phase("reading", inputSize(c.Args().First()))
-	r, err := rdbio.NewReader(src, rdbio.Options{Cap: c.Int("cap")})
+	r, err := rdbio.NewReader(src, ro)
 	if err != nil {
 		return err
 	}
@@ -90,6 +95,12 @@ func runAnalyze(c *cli.Context) error {
 		err = rerr
 	}
 	return err
+}
+
+// analyzeRead is how analyze reads its inputs: --cap and the key filters.
+func analyzeRead(c *cli.Context) (rdbio.Options, error) {
+	keep, err := keyFilter(c)
+	return rdbio.Options{Cap: c.Int("cap"), Keep: keep}, err
 }
 
 // whatIfHeadroom is the heap allowed beyond the what-if's two samples:

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
@@ -10,13 +9,11 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// keysFlags are analyze's per-key export and its filters.
+// keysFlags are analyze's per-key export and its own row filter (the key
+// filters, filterFlags, select the keys of the whole analysis).
 func keysFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "keys", Usage: "write one CSV row per key (" + strings.Join(analyze.KeyCSVHeader, ",") + "; first file with several inputs) to `FILE.csv` (- for stdout)"},
-		&cli.StringFlag{Name: "match", Usage: "--keys: only keys matching `GLOB` (as SCAN MATCH)"},
-		&cli.StringSliceFlag{Name: "type", Usage: "--keys: only keys of this `FAMILY` (string, list, set, zset, hash, stream, module...; repeatable)"},
-		&cli.StringSliceFlag{Name: "db", Usage: "--keys: only keys of db `N` (repeatable)"},
 		&cli.Int64Flag{Name: "min-bytes", Usage: "--keys: only keys of at least `N` serialized bytes", Action: atLeast[int64]("min-bytes", 0)},
 		&cli.StringFlag{Name: "escape", Value: "raw", Usage: "--keys: write keys raw (their bytes), utf8 (valid UTF-8 kept, other bytes as \\xNN, \\ as \\\\) or base64"},
 	}
@@ -33,8 +30,8 @@ type keysOut struct {
 func openKeys(c *cli.Context, inPath string, withFile bool) (*keysOut, error) {
 	path := c.String("keys")
 	if path == "" {
-		if c.IsSet("match") || c.IsSet("type") || c.IsSet("db") || c.IsSet("min-bytes") || c.IsSet("escape") {
-			return nil, usagef("--match, --type, --db, --min-bytes and --escape shape the rows of --keys: give --keys FILE.csv")
+		if c.IsSet("min-bytes") || c.IsSet("escape") {
+			return nil, usagef("--min-bytes and --escape shape the rows of --keys: give --keys FILE.csv")
 		}
 		return nil, nil
 	}
@@ -42,14 +39,7 @@ func openKeys(c *cli.Context, inPath string, withFile bool) (*keysOut, error) {
 	if err != nil {
 		return nil, usagef("--%v", err)
 	}
-	f := analyze.KeyFilter{Match: c.String("match"), Types: c.StringSlice("type"), MinBytes: c.Int64("min-bytes")}
-	for _, d := range c.StringSlice("db") {
-		n, err := strconv.ParseUint(d, 10, 64)
-		if err != nil {
-			return nil, usagef("--db takes a db number, not %q", d)
-		}
-		f.DBs = append(f.DBs, n)
-	}
+	f := analyze.KeyFilter{MinBytes: c.Int64("min-bytes")}
 	out, err := createOutput(path, inPath, outfile.Options{Force: true})
 	if err != nil {
 		return nil, err

@@ -13,8 +13,8 @@ import (
 )
 
 // TestAnalyzeKeys: --keys - writes the CSV alone to stdout, filtered;
-// --keys FILE writes it beside the report; a filter without --keys is a
-// usage error.
+// --keys FILE writes it beside the report; --min-bytes, the CSV's own
+// filter, without --keys is a usage error.
 func TestAnalyzeKeys(t *testing.T) {
 	out, stderr, code := run(t, nil, "analyze", "--sample-bytes", "0", "--keys", "-", "--type", "string", small)
 	if code != 0 {
@@ -47,8 +47,8 @@ func TestAnalyzeKeys(t *testing.T) {
 		t.Fatalf("%d rows unfiltered, %d of strings (%v)", len(all), len(rows), err)
 	}
 
-	if _, stderr, code = run(t, nil, "analyze", "--match", "x*", small); code == 0 || !strings.Contains(stderr, "--keys") {
-		t.Fatalf("--match without --keys: exit %d, %s", code, stderr)
+	if _, stderr, code = run(t, nil, "analyze", "--min-bytes", "10", small); code != 2 || !strings.Contains(stderr, "--keys") {
+		t.Fatalf("--min-bytes without --keys: exit %d, %s", code, stderr)
 	}
 }
 

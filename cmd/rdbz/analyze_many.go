@@ -17,7 +17,7 @@ import (
 // one after the other and reports them as one data set, with a row per
 // file. The what-if is left out (it runs on one input). An input that
 // fails is reported as far as it was read, and the command exits 1.
-func runAnalyzeMany(c *cli.Context) error {
+func runAnalyzeMany(c *cli.Context, ro rdbio.Options) error {
 	names := c.Args().Slice()
 	keys, err := openKeys(c, "", true)
 	if err != nil {
@@ -34,7 +34,7 @@ func runAnalyzeMany(c *cli.Context) error {
 		if keys != nil {
 			keys.csv.File = name
 		}
-		a, err := analyzeOne(c, name, opt)
+		a, err := analyzeOne(c, name, opt, ro)
 		if a != nil {
 			comb.Add(a, name) // and a is dropped: any number of files in bounded memory
 		}
@@ -63,7 +63,7 @@ func runAnalyzeMany(c *cli.Context) error {
 
 // analyzeOne analyzes one input; the analysis is nil when the input could
 // not be opened or is not an RDB file.
-func analyzeOne(c *cli.Context, name string, opt analyze.Options) (*analyze.Analysis, error) {
+func analyzeOne(c *cli.Context, name string, opt analyze.Options, ro rdbio.Options) (*analyze.Analysis, error) {
 	in, err := openRDB(c.Context, name)
 	if err != nil {
 		return nil, err
@@ -72,7 +72,7 @@ func analyzeOne(c *cli.Context, name string, opt analyze.Options) (*analyze.Anal
 	prog := newProgress(c, "analyze "+name)
 	defer prog.done()
 	prog.phase("reading", inputSize(name))
-	r, err := rdbio.NewReader(prog.reader(in), rdbio.Options{Cap: c.Int("cap")})
+	r, err := rdbio.NewReader(prog.reader(in), ro)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +93,9 @@ func printCombined(w io.Writer, comb *analyze.Combined) {
 		row("all", comb.Keys, size(comb.Bytes), size(comb.Memory.Bytes), size(comb.Memory.Dataset), "")
 	})
 	fmt.Fprintf(w, "  memory: Σ MEMORY USAGE in redis 7.0; dataset: its used_memory_dataset\n")
+	if comb.LeftOut > 0 {
+		fmt.Fprintf(w, "  %d keys left out by the filters are not counted\n", comb.LeftOut)
+	}
 
 	section(w, "types")
 	printTypes(w, comb.TypeStats)

@@ -72,6 +72,9 @@ func printAnalysis(w io.Writer, name string, a *analyze.Analysis) {
 		line("", u.Reason)
 	}
 	line("keys", fmt.Sprintf("%d (%d with expiry), %d functions", a.Keys, a.Expires, a.Functions))
+	if a.LeftOut > 0 {
+		line("", fmt.Sprintf("(%d keys left out by the filters are not counted)", a.LeftOut))
+	}
 	line("memory", fmt.Sprintf("≈ %s (Σ MEMORY USAGE in redis 7.0), dataset ≈ %s", size(a.Memory.Bytes), size(a.Memory.Dataset)))
 	if a.Memory.Stored > 0 {
 		line("", fmt.Sprintf("(%d keys of types not modeled counted as stored)", a.Memory.Stored))

@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
+	"github.com/rdbz/rdbz/rdbio/filter"
 	"github.com/urfave/cli/v2"
 )
 
@@ -76,6 +79,27 @@ func completionCommand() *cli.Command {
 			}
 			return report(func(w io.Writer) { fmt.Fprint(w, script) })
 		},
+	}
+}
+
+// completeValues is the shell completion of a command with the key
+// filters (filterFlags): after --type the type families, after --expired
+// keep and drop, else urfave's (the command's flags).
+func completeValues(cmd *cli.Command) cli.BashCompleteFunc {
+	flags := cli.DefaultCompleteWithFlags(cmd)
+	return func(c *cli.Context) {
+		// As urfave's: the word before the completion flag.
+		if len(os.Args) > 2 {
+			switch os.Args[len(os.Args)-2] {
+			case "--type":
+				fmt.Fprintln(c.App.Writer, strings.Join(filter.Families, "\n"))
+				return
+			case "--expired":
+				fmt.Fprintln(c.App.Writer, "keep\ndrop")
+				return
+			}
+		}
+		flags(c)
 	}
 }
 

@@ -41,7 +41,7 @@ func flowFrom(c *cli.Context) listcodec.Flow {
 
 func compressCommand() *cli.Command {
 	d := listcodec.DefaultCompressOptions()
-	return &cli.Command{
+	cmd := &cli.Command{
 		Name:      "compress",
 		Usage:     "rewrite list nodes into zstd-dictionary-compressed form; everything else is copied byte for byte",
 		ArgsUsage: "[IN]",
@@ -64,6 +64,8 @@ func compressCommand() *cli.Command {
 		),
 		Action: runCompress,
 	}
+	cmd.Flags = append(cmd.Flags, filterFlags()...)
+	return cmd
 }
 
 // compressOptions reads the compress flags (whose defaults are the
@@ -91,6 +93,14 @@ func compressOptions(c *cli.Context) listcodec.CompressOptions {
 
 func runCompress(c *cli.Context) error {
 	opt := compressOptions(c)
+	keep, err := keyFilter(c)
+	if err != nil {
+		return err
+	}
+	if keep != nil && c.Bool("rm") {
+		return usagef("--rm with filters: the output lacks the keys they leave out; remove IN yourself")
+	}
+	opt.Keep = keep
 	// The heap holds the training sample (and, on a stream, the held
 	// records), the trainer's tables, and the queue.
 	held := opt.Train.SampleBytes
@@ -120,7 +130,7 @@ func runCompress(c *cli.Context) error {
 			}
 		}
 		st, err := listcodec.CompressContext(c.Context, w, r, opt)
-		return summaryLine("compress", st), err
+		return summaryLine("compress", st) + filterNote(keep, st.Keys, st.LeftOut), err
 	})
 }
 

@@ -17,7 +17,7 @@ import (
 )
 
 func convertCommand() *cli.Command {
-	return &cli.Command{
+	cmd := &cli.Command{
 		Name:      "convert",
 		Usage:     "rewrite a dump so that another server version loads it (see docs/convert.md)",
 		ArgsUsage: "[IN]",
@@ -35,6 +35,8 @@ func convertCommand() *cli.Command {
 		),
 		Action: runConvert,
 	}
+	cmd.Flags = append(cmd.Flags, filterFlags()...)
+	return cmd
 }
 
 // convertOptions reads the convert flags; bad values are usage errors.
@@ -48,6 +50,11 @@ func convertOptions(c *cli.Context) (convert.Options, error) {
 	if !ok {
 		return opt, usagef("--target %q: want one of %s", opt.Target, strings.Join(servers.Names(), ", "))
 	}
+	keep, err := keyFilter(c)
+	if err != nil {
+		return opt, err
+	}
+	opt.Keep = keep
 	env, err := listcodec.ParseEnvelope(c.String("envelope"))
 	if err != nil {
 		return opt, &usageError{err}
@@ -157,6 +164,9 @@ func summaryConvert(rep *convert.Report) string {
 	}
 	line := fmt.Sprintf("convert: %s -> %s for %s: %d keys kept (%d re-encoded), %d keys or records dropped",
 		rep.From, rep.To, rep.Target, rep.Keys, reencoded, dropped)
+	if rep.LeftOut > 0 {
+		line += fmt.Sprintf("; %d keys left out by the filters", rep.LeftOut)
+	}
 	if rep.Decoded {
 		line += "; rdbz-compressed list nodes decoded"
 	}
@@ -173,6 +183,9 @@ func summaryConvert(rep *convert.Report) string {
 // run's; a conversion prints its summary line instead).
 func printConvertHead(w io.Writer, rep *convert.Report) {
 	fmt.Fprintf(w, "target %s: magic %s -> %s; %d keys kept", rep.Target, rep.From, rep.To, rep.Keys)
+	if rep.LeftOut > 0 {
+		fmt.Fprintf(w, "; %d keys left out by the filters", rep.LeftOut)
+	}
 	if rep.Decoded {
 		fmt.Fprint(w, "; rdbz-compressed list nodes decoded")
 	}

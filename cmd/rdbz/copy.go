@@ -11,20 +11,25 @@ import (
 
 func copyCommand() *cli.Command {
 	return &cli.Command{
-		Name:        "copy",
-		Usage:       "read every record and write it back unchanged (a check that rdbz reads the file)",
-		ArgsUsage:   "[IN]",
-		Description: "Writes OUT (-o) or stdout (-c; the default when reading stdin: no IN, or IN -).",
-		Flags:       append(outputFlags(), capFlag()),
-		Action:      runCopy,
+		Name:      "copy",
+		Usage:     "read every record and write it back unchanged (a check that rdbz reads the file), or only the keys the filters keep",
+		ArgsUsage: "[IN]",
+		Description: "Writes OUT (-o) or stdout (-c; the default when reading stdin: no IN, or IN -). With filters (--match,\n" +
+			"--exclude, --db, --type, --expired) the output is IN less the keys they leave out, with its own CRC64.",
+		Flags:  append(append(outputFlags(), capFlag()), filterFlags()...),
+		Action: runCopy,
 	}
 }
 
 func runCopy(c *cli.Context) error {
+	keep, err := keyFilter(c)
+	if err != nil {
+		return err
+	}
 	return transcode(c, nil, "copying", func(w io.Writer, r io.Reader, _ *progress) (string, error) {
 		start := time.Now()
-		n, err := rdbio.Copy(w, r, rdbio.Options{Cap: c.Int("cap")})
+		n, f, err := rdbio.CopyFiltered(w, r, rdbio.Options{Cap: c.Int("cap"), Keep: keep})
 		secs := time.Since(start).Seconds()
-		return fmt.Sprintf("copy: %d bytes in %.2fs (%.0f MB/s)", n, secs, float64(n)/1e6/secs), err
+		return fmt.Sprintf("copy: %d bytes in %.2fs (%.0f MB/s)%s", n, secs, float64(n)/1e6/secs, filterNote(keep, f.Kept, f.LeftOut)), err
 	})
 }

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -103,6 +104,9 @@ func newApp() *cli.App {
 	for _, c := range app.Commands {
 		c.OnUsageError = onUsageError
 		c.Flags = append(c.Flags, commonFlags()...)
+		if slices.ContainsFunc(c.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), "expired") }) {
+			c.BashComplete = completeValues(c)
+		}
 	}
 	return app
 }

@@ -65,6 +65,8 @@ type Options struct {
 	// in T (rdbio.Options.Cap). Decompress needs a cap at least as large.
 	Cap            int
 	IgnoreChecksum bool
+	// Keep, when set, selects the keys compressed (rdbio.Options.Keep).
+	Keep func(*rdbio.Record) bool
 	// Dict is a complete zstd dictionary to compress with; nil trains one
 	// unless NoDict.
 	Dict []byte
@@ -158,7 +160,7 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 	start := time.Now()
 	opt = opt.withDefaults()
 	st := &Stats{}
-	ropt := rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}
+	ropt := rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, Keep: opt.Keep}
 	c := &csink{ctx: ctx, dst: dst, opt: opt, st: st, limit: opt.TrainBytes}
 	if opt.Dict != nil {
 		if err := checkDict(opt.Dict); err != nil {
@@ -248,10 +250,17 @@ type heldRec struct {
 }
 
 // Envelope takes the input's VKCS envelope (rdbio.EnvelopeSink), which the
-// header records.
+// header records. Under a filter (Options.Keep) the RDB inside is the
+// filtered one, shorter than the input's: the record keeps no LZ4 content
+// size (it would be the unfiltered RDB's, which decompress --to original
+// must not claim), and the input's envelope is reported as it was.
 func (c *csink) Envelope(i envelope.Info) {
 	if i.Enveloped() {
-		c.st.Envelope, c.source = i, i.Record()
+		rec := i
+		if c.opt.Keep != nil {
+			rec.LZ4 = rec.LZ4.WithoutContentSize()
+		}
+		c.st.Envelope, c.source = i, rec.Record()
 	}
 }
 

@@ -1,10 +1,6 @@
 package analyze
 
-import (
-	"strings"
-
-	"github.com/rdbz/rdbz/listcodec"
-)
+import "github.com/rdbz/rdbz/listcodec"
 
 // Analysis is what Analyze finds in a file: everything Summarize counts
 // (embedded, so that its JSON holds the fields of `rdbz info --json`) and
@@ -156,28 +152,6 @@ type NodeCount struct {
 }
 
 func (c *NodeCount) add(b int64) { c.Nodes++; c.Bytes += b }
-
-// Family groups type names as Redis's TYPE command does: string, list,
-// set, zset, hash, stream, module; Dragonfly's own types keep their name.
-func Family(typeName string) string {
-	switch {
-	case strings.HasPrefix(typeName, "list"):
-		return "list"
-	case strings.HasPrefix(typeName, "zset"):
-		return "zset"
-	case strings.HasPrefix(typeName, "set"):
-		return "set"
-	case strings.HasPrefix(typeName, "hash"), typeName == "path-hash":
-		return "hash"
-	case strings.HasPrefix(typeName, "stream"):
-		return "stream"
-	case strings.HasPrefix(typeName, "module"):
-		return "module"
-	case typeName == "sbf" || typeName == "sbf2":
-		return "bloom"
-	}
-	return typeName
-}
 
 // countedFamilies are ranked by element count in Biggest (strings by
 // length); the others by serialized bytes.

@@ -81,6 +81,10 @@ func (o Options) withDefaults() Options {
 // With Options.WhatIf, once the pass has read the whole file without error
 // and with a checksum that is not a mismatch, it trains the what-if's
 // dictionary and predicts (Analysis.WhatIf, WhatIfSeconds).
+//
+// A Reader with a filter (rdbio.Options.Keep) gives the analysis of the
+// keys it keeps: LeftOut counts the others, and the what-if is that of a
+// compress with the same filter.
 func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
 	var key func(*KeyRow) error
 	if opt.Keys != nil {
@@ -126,7 +130,9 @@ func analyze(r *rdbio.Reader, opt Options, key func(*KeyRow) error) (*Analysis, 
 			p, err = opt.Format2.Result()
 		}
 		if err == nil {
-			res.WhatIf, err = a.whatIf.Estimate(listcodec.EstimateInput{Bytes: res.Bytes + res.TrailingBytes,
+			// The file a filtered compress would read: less what the
+			// filter left out.
+			res.WhatIf, err = a.whatIf.Estimate(listcodec.EstimateInput{Bytes: res.Bytes + res.TrailingBytes - r.Filtered().Bytes,
 				Compressed: res.Rdbz.Compressed, ChecksumDisabled: res.Checksum == rdbio.ChecksumDisabled})
 		}
 		if err == nil && p != nil {
@@ -158,7 +164,7 @@ func (a *analyzer) slot(typ rdbio.Type) *typeSlot {
 	name := typ.String()
 	s := a.byName[name]
 	if s == nil {
-		s = &typeSlot{name: name, family: Family(name)}
+		s = &typeSlot{name: name, family: typ.Family()}
 		a.byName[name] = s
 	}
 	a.types[typ] = s

@@ -8,6 +8,7 @@ import "slices"
 type Combined struct {
 	Files     []FileRow             `json:"files"`
 	Keys      int64                 `json:"keys"`
+	LeftOut   int64                 `json:"left_out,omitempty"` // by a filter (Summary.LeftOut)
 	Expires   int64                 `json:"expires"`
 	Bytes     int64                 `json:"bytes"`
 	Memory    MemoryStats           `json:"memory"`
@@ -69,6 +70,7 @@ func (b *Combiner) Add(a *Analysis, name string) {
 	c := b.c
 	c.Files = append(c.Files, fileRow(a, name))
 	c.Keys += a.Keys
+	c.LeftOut += a.LeftOut
 	c.Expires += a.Expires
 	c.Bytes += a.Bytes + a.TrailingBytes
 	c.Memory.add(a.Memory)

@@ -98,7 +98,7 @@ func expired(t *testing.T, path string, nowMs int64) (map[uint64]int64, map[stri
 		}
 		if rec.Kind == rdbio.KindKey && rec.Expire != -1 && rec.Expire <= nowMs {
 			byDB[rec.DB]++
-			byFamily[Family(rec.Type.String())]++
+			byFamily[rec.Type.Family()]++
 		}
 	}
 }

@@ -9,36 +9,16 @@ import (
 	"github.com/rdbz/rdbz/rdbio/escape"
 )
 
-// KeyFilter selects the keys a per-key export lists; the zero value
-// selects every key.
+// KeyFilter selects the rows a per-key export lists of the keys Analyze
+// reads (which keys those are is the Reader's filter, rdbio.Options.Keep:
+// by name, db, type and expiry); the zero value selects every one.
 type KeyFilter struct {
-	Match    string   // a glob as Redis's SCAN MATCH takes it ("" any)
-	Types    []string // families (string, list, set, zset, hash, stream, ...; none: any)
-	DBs      []uint64 // none: any
-	MinBytes int64    // serialized bytes at least
+	MinBytes int64 // serialized bytes at least
 }
 
 // Selects reports whether the filter keeps row k.
 func (f *KeyFilter) Selects(k *KeyRow) bool {
-	if k.Bytes < f.MinBytes {
-		return false
-	}
-	if len(f.DBs) > 0 && !contains(f.DBs, k.DB) {
-		return false
-	}
-	if len(f.Types) > 0 && !contains(f.Types, k.Type) {
-		return false
-	}
-	return f.Match == "" || globMatch([]byte(f.Match), k.Key)
-}
-
-func contains[T comparable](s []T, v T) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
+	return k.Bytes >= f.MinBytes
 }
 
 // KeyCSVHeader is the first row of the per-key export.

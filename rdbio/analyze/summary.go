@@ -11,12 +11,15 @@ import (
 
 // Summary is what a file holds, counted in one streaming pass.
 type Summary struct {
-	Magic     string                  `json:"magic"`
-	Version   int                     `json:"version"`
-	Bytes     int64                   `json:"bytes"`
-	Checksum  rdbio.ChecksumStatus    `json:"checksum"`
-	Aux       []AuxField              `json:"aux"`
-	Keys      int64                   `json:"keys"`
+	Magic    string               `json:"magic"`
+	Version  int                  `json:"version"`
+	Bytes    int64                `json:"bytes"`
+	Checksum rdbio.ChecksumStatus `json:"checksum"`
+	Aux      []AuxField           `json:"aux"`
+	Keys     int64                `json:"keys"`
+	// LeftOut counts the keys a filter (rdbio.Options.Keep) left out: the
+	// rest of the summary does not count them.
+	LeftOut   int64                   `json:"left_out,omitempty"`
 	Expires   int64                   `json:"expires"`
 	DBs       []*DBSummary            `json:"dbs"`
 	Types     map[string]*TypeSummary `json:"types"`
@@ -168,6 +171,7 @@ func (s *Summary) finish(r *rdbio.Reader, err error) error {
 		s.Checksum = rdbio.ChecksumMismatch
 	}
 	s.Bytes = r.Offset()
+	s.LeftOut = r.Filtered().LeftOut
 	s.Dragonfly = r.Dragonfly()
 	sort.Slice(s.DBs, func(i, j int) bool { return s.DBs[i].DB < s.DBs[j].DB })
 	return err

@@ -32,6 +32,9 @@ type converter struct {
 	blob   []byte // a decoded blob being re-encoded
 	zw     *blob.ZiplistWriter
 	refuse error // the first refusal of a dry run
+	// leftBytes: the input bytes the filter left out that the gate has
+	// been moved past (leftOut).
+	leftBytes int64
 }
 
 // Convert reads an RDB stream from src and writes to dst a file the target
@@ -72,6 +75,7 @@ func decodeStage(ctx context.Context, src io.Reader, ro rdbio.Options, rep *Repo
 		return br, none
 	}
 	rep.Decoded = true
+	ro.Keep = nil // the conversion's own reader filters
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
@@ -138,6 +142,9 @@ func (c *converter) run(dst io.Writer, src io.Reader) error {
 		if err != nil {
 			return err
 		}
+		if err := c.leftOut(rec); err != nil {
+			return err
+		}
 		if rec.Kind == rdbio.KindEOF {
 			return c.end(rec)
 		}
@@ -145,6 +152,19 @@ func (c *converter) run(dst io.Writer, src io.Reader) error {
 			return err
 		}
 	}
+}
+
+// leftOut moves the gate past the input bytes the filter (Options.Keep)
+// left out right before rec: the Reader does not send them.
+func (c *converter) leftOut(rec *rdbio.Record) error {
+	f := c.r.Filtered()
+	c.rep.LeftOut = f.LeftOut
+	gap := f.Bytes - c.leftBytes
+	if gap == 0 {
+		return nil
+	}
+	c.leftBytes = f.Bytes
+	return c.g.gap(rec.Offset-gap, rec.Offset)
 }
 
 // record handles one record other than the EOF.

@@ -102,6 +102,17 @@ func (g *gate) skipTo(off int64) error {
 	return nil
 }
 
+// gap moves the gate past the input bytes [from, to) that never reached
+// it (the Reader left them out): what is held before from is written, and
+// what is held after it is the input's from to on.
+func (g *gate) gap(from, to int64) error {
+	if err := g.commit(from); err != nil {
+		return err
+	}
+	g.heldAt = to
+	return nil
+}
+
 // replaced writes what is held, then b in place of the input bytes that
 // went around the gate up to offset to (a re-encoded part of a value).
 func (g *gate) replaced(b []byte, to int64) error {

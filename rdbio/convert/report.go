@@ -29,8 +29,10 @@ type Report struct {
 	FromEnvelope string `json:"from_envelope,omitempty"`
 	ToEnvelope   string `json:"to_envelope,omitempty"`
 	// Keys counts the keys kept (written, or in a dry run to be written).
-	Keys  int64  `json:"keys"`
-	Items []Item `json:"items"`
+	Keys int64 `json:"keys"`
+	// LeftOut counts the keys the filter (Options.Keep) left out.
+	LeftOut int64  `json:"left_out"`
+	Items   []Item `json:"items"`
 }
 
 // Item is what happened to one kind of record or value.

@@ -239,6 +239,14 @@ func (f Frame) ContentChecksum() bool { return f.FLG&flgContentChecksum != 0 }
 // HasContentSize reports the content size in the frame header.
 func (f Frame) HasContentSize() bool { return f.FLG&flgContentSize != 0 }
 
+// WithoutContentSize is the frame without the content size in its header
+// (FLG bit 3 cleared): the frame of other content written alike.
+func (f Frame) WithoutContentSize() Frame {
+	f.FLG &^= flgContentSize
+	f.ContentSize = 0
+	return f
+}
+
 // String is e.g. "4 MiB blocks, independent, content checksum".
 func (f Frame) String() string {
 	parts := []string{fmt.Sprintf("%d KiB blocks", f.BlockMax()>>10)}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/rdbio/analyze"
 	"github.com/rdbz/rdbz/rdbio/convert"
 	"github.com/rdbz/rdbz/rdbio/escape"
 	"github.com/rdbz/rdbz/rdbio/servers"
@@ -195,7 +194,7 @@ func NewWriter(w io.Writer, h rdbio.Header, opt Options) (*Writer, error) {
 
 // Key writes the key record rec, whose value r holds unread.
 func (w *Writer) Key(r *rdbio.Reader, rec *rdbio.Record) error {
-	k := &keyInfo{rec: rec, family: analyze.Family(rec.Type.String())}
+	k := &keyInfo{rec: rec, family: rec.Type.Family()}
 	w.rep.Keys++
 	var err error
 	if w.dump != nil {

@@ -1,0 +1,246 @@
+package rdbio
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rdbz/rdbz/rdbio/crc64"
+	"github.com/rdbz/rdbz/rdbio/lzf"
+)
+
+// keepParts are the parts of keepFile, in order: records, or a key with
+// the records before it that belong to it.
+var keepParts = func() []struct {
+	name string
+	b    []byte
+} {
+	str := func(s string) []byte { return append(AppendLen(nil, uint64(len(s))), s...) }
+	key := func(typ byte, k string, val ...byte) []byte { return append(append([]byte{typ}, str(k)...), val...) }
+	expire := binary.LittleEndian.AppendUint64([]byte{OpExpireMs}, 1_700_000_000_500)
+	long := strings.Repeat("an LZF string that the faithful encoder reproduces; ", 4)
+	var enc lzf.Encoder
+	z, _ := enc.RedisSave(nil, []byte(long))
+	lzfVal := append(AppendLen(AppendLen([]byte{0xC0 | encLZF}, uint64(len(z))), uint64(len(long))), z...)
+	lp := []byte{11, 0, 0, 0, 1, 0, 0x81, 'a', 2, 0xFF} // a listpack of "a"
+	list := []byte{2}
+	for range 2 {
+		list = append(append(list, 2, byte(len(lp))), lp...)
+	}
+	big := strings.Repeat("k", bufSize+bufSize/2) // a key past the input window
+	return []struct {
+		name string
+		b    []byte
+	}{
+		{"aux", AppendAux(nil, []byte("redis-ver"), []byte("7.2.0"))},
+		{"ctime", AppendAux(nil, []byte("ctime"), []byte("1700000000"))},
+		{"db0", []byte{OpSelectDB, 0}},
+		{"hint", []byte{OpResizeDB, 5, 2}},
+		{"a", append(append(slices.Clone(expire), OpFreq, 5), key(TypeString, "a", str("1")...)...)},
+		{"b", key(TypeString, "b", lzfVal...)},
+		{"l", append([]byte{OpIdle, 10}, key(TypeListQuicklist2, "l", list...)...)},
+		{"big", append(slices.Clone(expire), key(TypeString, big, lzfVal...)...)},
+		{"big2", key(TypeString, big+"2", str("v")...)},
+		{"d", append([]byte{OpIdle, 7}, key(TypeString, "d", str("w")...)...)},
+		{"db1", []byte{OpSelectDB, 1}},
+		{"hint", []byte{OpResizeDB, 1, 0}},
+		{"slot", []byte{OpSlotInfo, 0, 1, 0}},
+		{"c", key(TypeString, "c", str("z")...)},
+	}
+}()
+
+// keepFile is an RDB 11 of keepParts less those skip names, with its CRC.
+func keepFile(skip ...string) []byte {
+	b := []byte("REDIS0011")
+	for _, p := range keepParts {
+		if !slices.Contains(skip, p.name) {
+			b = append(b, p.b...)
+		}
+	}
+	b = append(b, OpEOF)
+	return binary.LittleEndian.AppendUint64(b, crc64.Checksum(b))
+}
+
+// keyName is a key as the tests name it: its first bytes.
+func keyName(k []byte) string {
+	if len(k) > bufSize {
+		return "big" + strings.TrimLeft(string(k), "k")
+	}
+	return string(k)
+}
+
+// rejecting is a Keep that leaves out the named keys.
+func rejecting(names ...string) func(*Record) bool {
+	return func(rec *Record) bool { return !slices.Contains(names, keyName(rec.Key)) }
+}
+
+// TestKeepRecords: Next returns the kept keys with their prefix records
+// and values, never a rejected key nor a hint; a kept key's value reads
+// through its handle, a prefix record's handle is spent; Keep sees the
+// key whole, its prefixes applied, and the ctime read before it.
+func TestKeepRecords(t *testing.T) {
+	var seen []string
+	keep := func(rec *Record) bool {
+		name := keyName(rec.Key)
+		seen = append(seen, name)
+		if c, ok := rec.Ctime(); !ok || c != 1_700_000_000 {
+			t.Errorf("key %s: Ctime %d %v", name, c, ok)
+		}
+		if name == "a" && (rec.Expire != 1_700_000_000_500 || rec.Freq != 5) {
+			t.Errorf("key a: expire %d, freq %d", rec.Expire, rec.Freq)
+		}
+		return name != "a" && name != "big2" && name != "d"
+	}
+	r, err := NewReader(bytes.NewReader(keepFile()), Options{Keep: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	end := int64(-1) // where the last record ended, by Offset
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if end >= 0 && rec.Offset != end {
+			t.Errorf("%v record at %d: the one before ended at %d", rec.Kind, rec.Offset, end)
+		}
+		if rec.Kind == KindEOF {
+			break
+		}
+		end = -1
+		if rec.Kind == KindExpire || rec.Kind == KindIdle || rec.Kind == KindFreq {
+			end = r.Offset()
+		}
+		name := rec.Kind.String()
+		if rec.Kind == KindKey {
+			name = keyName(rec.Key)
+			if info, err := r.Value().Count(nil); err != nil || !info.Known {
+				t.Errorf("key %s: Count %+v, %v", name, info, err)
+			}
+		} else if err := r.Value().Copy(nil); !errors.Is(err, ErrValueUsed) {
+			t.Errorf("%s record: its handle copies (%v)", name, err)
+		}
+		got = append(got, name)
+	}
+	want := []string{"aux", "aux", "selectdb", "b", "idle", "l", "expire", "big", "selectdb", "c"}
+	if !slices.Equal(got, want) {
+		t.Errorf("records %q, want %q", got, want)
+	}
+	if w := []string{"a", "b", "l", "big", "big2", "d", "c"}; !slices.Equal(seen, w) {
+		t.Errorf("Keep saw %q, want %q", seen, w)
+	}
+	f := r.Filtered()
+	if f.Kept != 4 || f.LeftOut != 3 || f.Bytes != int64(len(keepFile())-len(keepFile("a", "big2", "d", "hint", "slot"))) {
+		t.Errorf("Filtered %+v", f)
+	}
+}
+
+// TestKeepCopy: a filtered copy is the file less the keys left out (their
+// prefix records with them) and the hints, with its own CRC; keeping every
+// key leaves out only the hints; a rejected key of a type rdbio cannot
+// walk stays.
+func TestKeepCopy(t *testing.T) {
+	for _, tc := range []struct {
+		reject []string
+		want   []byte
+	}{
+		{nil, keepFile("hint", "slot")},
+		{[]string{"a", "l", "big", "c"}, keepFile("a", "l", "big", "c", "hint", "slot")},
+		{[]string{"b", "big2"}, keepFile("b", "big2", "hint", "slot")},
+		{[]string{"d"}, keepFile("d", "hint", "slot")},
+	} {
+		var out bytes.Buffer
+		n, f, err := CopyFiltered(&out, bytes.NewReader(keepFile()), Options{Keep: rejecting(tc.reject...)})
+		if err != nil {
+			t.Fatalf("reject %q: %v", tc.reject, err)
+		}
+		if !bytes.Equal(out.Bytes(), tc.want) || n != int64(out.Len()) {
+			t.Errorf("reject %q: %d bytes (n %d), want %d", tc.reject, out.Len(), n, len(tc.want))
+		}
+		if f.LeftOut != int64(len(tc.reject)) || f.Kept != 7-f.LeftOut {
+			t.Errorf("reject %q: Filtered %+v", tc.reject, f)
+		}
+	}
+	var out bytes.Buffer
+	if _, err := Copy(&out, bytes.NewReader(keepFile()), Options{}); err != nil || !bytes.Equal(out.Bytes(), keepFile()) {
+		t.Errorf("Copy without Keep is not the file (%v)", err)
+	}
+}
+
+// TestKeepUnwalkable: past a value rdbio cannot walk (a 4.0 pre-GA
+// module value), kept or not, a filtered copy fails — the rest would go
+// on unfiltered — naming the record; a read without a sink checks the
+// rest as ever.
+func TestKeepUnwalkable(t *testing.T) {
+	b := []byte("REDIS0008")
+	b = append(b, OpSelectDB, 0, TypeString, 1, 'a', 1, '1', OpIdle, 3, TypeModulePreGA, 1, 'm', 9, 9, 9)
+	b = append(b, TypeString, 1, 'z', 1, '2', OpEOF)
+	src := binary.LittleEndian.AppendUint64(b, crc64.Checksum(b))
+	for _, reject := range []string{"m", "z"} {
+		var out bytes.Buffer
+		_, _, err := CopyFiltered(&out, bytes.NewReader(src), Options{Keep: rejecting(reject)})
+		var e *Error
+		if !errors.Is(err, ErrUnsupported) || !errors.As(err, &e) || e.Offset != 21 || !strings.Contains(err.Error(), "cannot be filtered") {
+			t.Errorf("reject %s: copy %v: want the unwalkable value at offset 21", reject, err)
+		}
+	}
+	r, err := NewReader(bytes.NewReader(src), Options{Keep: rejecting("m")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Drain(r); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("drain: %v", err)
+	}
+	if eof, err := r.PassBody(); err != nil || eof.Checksum != ChecksumOK {
+		t.Errorf("PassBody without a sink: %v", err)
+	}
+}
+
+// TestKeepT: T of a filtered file, decoded to the original, is the
+// filtered copy byte for byte (its trailer checked on the way); a T stream
+// filtered as it is decoded, its 0xC5 strings in the keys left out
+// skipped, gives the same file.
+func TestKeepT(t *testing.T) {
+	reject := []string{"b", "l", "big2", "d"}
+	want := keepFile("b", "l", "big2", "d", "hint", "slot")
+	var tb tbuf
+	st, err := EncodeT(&tb, bytes.NewReader(keepFile()), Options{Keep: rejecting(reject...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Keys != 3 || st.LeftOut != 4 || st.Decoded != 1 {
+		t.Errorf("stats %+v: want 3 keys, 4 left out, 1 LZF string decoded", st)
+	}
+	var out bytes.Buffer
+	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetOriginal, Options{}); err != nil || !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("decoded %d bytes (%v), want the filtered copy's %d", out.Len(), err, len(want))
+	}
+	var all tbuf
+	if _, err := EncodeT(&all, bytes.NewReader(keepFile()), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if _, err := DecodeT(&out, bytes.NewReader(all.Bytes()), TargetOriginal, Options{Keep: rejecting(reject...)}); err != nil || !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("T filtered as decoded: %d bytes (%v), want %d", out.Len(), err, len(want))
+	}
+}
+
+// TestKeepSink: under Keep the sink still gets every kept byte in order
+// when a record is read a byte at a time.
+func TestKeepSink(t *testing.T) {
+	var out bytes.Buffer
+	_, _, err := CopyFiltered(&out, io.LimitReader(oneByte{bytes.NewReader(keepFile())}, 1<<30), Options{Keep: rejecting("a")})
+	if want := keepFile("a", "hint", "slot"); err != nil || !bytes.Equal(out.Bytes(), want) {
+		t.Errorf("copy %v: %d bytes, want %d", err, out.Len(), len(want))
+	}
+}
+
+// oneByte reads one byte at a time.
+type oneByte struct{ r io.Reader }
+
+func (o oneByte) Read(p []byte) (int, error) { return o.r.Read(p[:min(len(p), 1)]) }
