@@ -28,7 +28,7 @@ func exportCommand() *cli.Command {
 			"SADD, ZADD, XADD..., PEXPIREAT, SELECT) that any server loads with redis-cli --pipe, or with --restore\n" +
 			"RESTORE ... REPLACE ABSTTL commands carrying each value as DUMP does; --target makes both fit a server.\n" +
 			"--format json: one array of key objects; jsonl: one object per line. IN may be an RDB or an .rdbz file.",
-		Flags: append(append(outputFlags(), capFlag(),
+		Flags: append(append(append(outputFlags(), filterFlags()...), capFlag(),
 			&cli.StringFlag{Name: "format", Value: "resp", Usage: "resp (commands), json (one array) or jsonl (an object per line)"}),
 			exportFlags()...),
 		Action: runExport,
@@ -50,7 +50,11 @@ func exportFlags() []cli.Flag {
 // exportOptions reads the flags export and get share; formats lists the
 // --format values the command takes.
 func exportOptions(c *cli.Context, formats []string, restore bool) (export.Options, error) {
-	opt := export.Options{Read: readOptions(c), Target: c.String("target"), Drop: map[string]bool{}}
+	read, err := filteredRead(c)
+	if err != nil {
+		return export.Options{}, err
+	}
+	opt := export.Options{Read: read, Target: c.String("target"), Drop: map[string]bool{}}
 	f := c.String("format")
 	if !slices.Contains(formats, f) {
 		return opt, usagef("--format %q: want one of %s", f, strings.Join(formats, ", "))

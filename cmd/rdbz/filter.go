@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,26 @@ func filterFlags() []cli.Flag {
 		&cli.StringFlag{Name: "expired", Value: "keep", Usage: "keep or drop the keys whose expiry lies before --now"},
 		&cli.StringFlag{Name: "now", Usage: "with --expired drop: the `TIME` expiries are judged against, Unix seconds or RFC 3339 (default: the dump's ctime, else the clock)"},
 	}
+}
+
+// filterFlagsBut is filterFlags less the flags named (a command's own
+// flag of that name: get's --db).
+func filterFlagsBut(names ...string) []cli.Flag {
+	var out []cli.Flag
+	for _, f := range filterFlags() {
+		if !slices.Contains(names, f.Names()[0]) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// filteredRead is readOptions with the key filters the flags ask for.
+func filteredRead(c *cli.Context) (rdbio.Options, error) {
+	o := readOptions(c)
+	keep, err := keyFilter(c)
+	o.Keep = keep
+	return o, err
 }
 
 // patterns is the value of --match and --exclude: every occurrence one

@@ -27,7 +27,7 @@ func getCommand() *cli.Command {
 		Flags: append([]cli.Flag{capFlag(),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, jsonl or resp"},
 			&cli.Uint64Flag{Name: "db", Usage: "the db of the keys"},
-		}, exportFlags()...),
+		}, append(exportFlags(), filterFlagsBut("db")...)...),
 		Action: runGet,
 	}
 }

@@ -20,11 +20,11 @@ func mergeCommand() *cli.Command {
 		Description: "Writes one RDB holding the keys of every input (files: each is read twice), with the RDB version\n" +
 			"the inputs need (the highest of theirs), or the one --target reads (each input converted for it first).\n" +
 			"A key two inputs hold is refused (exit 1, naming it and both inputs) unless --on-duplicate first or last.",
-		Flags: append(outputFlags(), capFlag(),
+		Flags: append(append(outputFlags(), capFlag(),
 			&cli.StringFlag{Name: "on-duplicate", Value: "error", Usage: "a key several inputs hold: `error`, first (keep the first input's value) or last"},
 			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Usage: "convert every input for this server first: " + strings.Join(servers.Names(), ", ")},
 			&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept inputs whose CRC64 does not match"},
-		),
+		), filterFlags()...),
 		Action: runMerge,
 	}
 }
@@ -34,7 +34,11 @@ var policies = map[string]reshape.Policy{"error": reshape.OnDuplicateError, "fir
 
 // mergeOptions reads the flags of merge.
 func mergeOptions(c *cli.Context) (splitmerge.MergeOptions, error) {
-	opt := splitmerge.MergeOptions{MergeOptions: reshape.MergeOptions{Options: readOptions(c)}, Target: c.String("target")}
+	read, err := filteredRead(c)
+	if err != nil {
+		return splitmerge.MergeOptions{}, err
+	}
+	opt := splitmerge.MergeOptions{MergeOptions: reshape.MergeOptions{Options: read}, Target: c.String("target")}
 	p, ok := policies[c.String("on-duplicate")]
 	if !ok {
 		return opt, usagef("--on-duplicate %q: want error, first or last", c.String("on-duplicate"))

@@ -22,7 +22,7 @@ func splitCommand() *cli.Command {
 		Description: "Writes one RDB per part: PREFIX + the node id with --nodes, PREFIX + the part's number (from 0,\n" +
 			"in the order of --slots) otherwise, + .rdb (.rdbz for the parts of an rdbz input, unless --to rdb). The\n" +
 			"parts appear all or none. Keys of dbs other than 0 are refused unless --db-to-0.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "(required) the parts' names start with `PREFIX` (a folder ends with /)"},
 			&cli.StringFlag{Name: "nodes", Usage: "one part per master of `FILE`: CLUSTER NODES output, or a node's nodes.conf"},
 			&cli.GenericFlag{Name: "slots", Value: &repeated{}, Usage: "one part per flag, holding the slots `A-B[,C-D]...`"},
@@ -34,7 +34,7 @@ func splitCommand() *cli.Command {
 			&cli.BoolFlag{Name: "sync", Usage: "flush the parts to the disk before they appear (as gzip --synchronous)"},
 			&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept an input whose CRC64 does not match"},
 			capFlag(),
-		},
+		}, filterFlags()...),
 		Action: runSplit,
 	}
 }
@@ -79,7 +79,11 @@ func runSplit(c *cli.Context) error {
 
 // splitOptions reads the flags of split.
 func splitOptions(c *cli.Context, kind splitmerge.Kind) (splitmerge.SplitOptions, error) {
-	opt := splitmerge.SplitOptions{SplitOptions: reshape.SplitOptions{Options: readOptions(c), DBTo0: c.Bool("db-to-0")}}
+	read, err := filteredRead(c)
+	if err != nil {
+		return splitmerge.SplitOptions{}, err
+	}
+	opt := splitmerge.SplitOptions{SplitOptions: reshape.SplitOptions{Options: read, DBTo0: c.Bool("db-to-0")}}
 	switch c.String("to") {
 	case "", "rdbz":
 	case "rdb":
