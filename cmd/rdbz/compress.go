@@ -102,9 +102,12 @@ func runCompress(c *cli.Context) error {
 	}
 	opt.Keep = keep
 	// The heap holds the training sample (and, on a stream, the held
-	// records), the trainer's tables, and the queue.
+	// records), the trainer's tables, and the queue. Format 2 holds its
+	// T the same way from a file and a stream, with the limit of a file:
+	// the stream's larger one let the heap grow to 65.5 MiB of RSS on the
+	// 197 MB lists-events dump (56.9 from the file).
 	held := opt.Train.SampleBytes
-	if opt.Train.Stream || c.NArg() == 0 || c.Args().First() == "-" {
+	if !opt.Format2 && (opt.Train.Stream || c.NArg() == 0 || c.Args().First() == "-") {
 		held += opt.Train.TrainBytes
 	}
 	limitMemory(held + opt.QueueBytes + compressHeadroom)
