@@ -131,7 +131,7 @@ func (b *bench) speedFile(in, hdt string, runs int) []speedRow {
 	}
 	lzfRatio := map[bool]float64{true: 1.5, false: 1.0}[lzf > 0]
 	zstdC := cmdSpec{name: "zstd", args: []string{"-q", "-f", "-3", "-T2", in, "-o", z}}
-	// Format 2 trains on the first 12 MiB of T, the stream it compresses:
+	// Format 2 trains on the first 8 MiB of T, the stream it compresses:
 	// no sampling pass.
 	add(speedRow{op: "compress (own training)", mbytes: inMB, maxRatio: lzfRatio, rdbzOut: c, refOut: z},
 		cmdSpec{name: b.bin, args: []string{"compress", "-f", "-o", c, in}}, &zstdC)

@@ -85,6 +85,9 @@ func compressOptions(c *cli.Context) listcodec.CompressOptions {
 	if opt.Format2 && !c.IsSet("dict-size") {
 		t.DictSize = listcodec.DefaultDictSize // format 2 takes its own default
 	}
+	if opt.Format2 && !c.IsSet("train-bytes") {
+		t.TrainBytes = format2.DefaultTrainBytes // format 2 takes its own default
+	}
 	if opt.Format2 && !c.IsSet("level") {
 		opt.Level = 0 // format2.DefaultLevel
 	}

@@ -48,7 +48,7 @@ const (
 	// as for a stream: a second pass over a file to sample all of it cost
 	// a whole extra parse (and LZF decode) and gave outputs no smaller on
 	// app-cache and lists-events at scale 4 (docs/compress.md).
-	DefaultTrainBytes = 12 << 20
+	DefaultTrainBytes = 8 << 20
 	// SampleChunk: a sample is one record, a record over it cut in pieces
 	// of this size.
 	SampleChunk = 4 << 10
