@@ -376,7 +376,7 @@ func TestCompressDefaultsMatchFlags(t *testing.T) {
 	if err := app.Run([]string{"rdbz", "compress", "in.rdb"}); err != nil {
 		t.Fatal(err)
 	}
-	want.Format2, want.Level = true, 0
+	want.Format2, want.Level, want.Train.TrainBytes = true, 0, format2.DefaultTrainBytes
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("flags give\n%+v\nformat 2 defaults are\n%+v", got, want)
 	}
