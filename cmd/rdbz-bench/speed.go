@@ -245,7 +245,7 @@ func middleKey(in string) (string, bool) {
 func refLabel(c cmdSpec) string {
 	label := filepath.Base(c.name)
 	if strings.HasPrefix(label, "hdt") {
-		return "hdt3213/rdb -c memory"
+		return "hdt3213/rdb -c " + c.args[1]
 	}
 	if label == "rdbz" && len(c.args) > 0 {
 		return "rdbz " + c.args[0]
