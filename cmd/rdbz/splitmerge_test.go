@@ -1,9 +1,7 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -149,23 +147,15 @@ func keysInOrder(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := rdbio.NewReader(f, rdbio.Options{})
+	var keys []string
+	err = rdbio.ForEachKey(f, rdbio.Options{}, func(_ *rdbio.Reader, rec *rdbio.Record) error {
+		keys = append(keys, string(rec.Key))
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var keys []string
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return keys
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec.Kind == rdbio.KindKey {
-			keys = append(keys, string(rec.Key))
-		}
-	}
+	return keys
 }
 
 // TestMergePoliciesInRedis: two dumps redis saved with overlapping keys.
