@@ -108,7 +108,12 @@ func TestOriginal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, in := range map[string][]byte{"format 2": two, "format 1": one, "rdb": src} {
+	// Written by rdbz before format 2.1 (its 2.0 index, filters inline).
+	two0, err := os.ReadFile("../testdata/small-format2.0.rdbz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string][]byte{"format 2": two, "format 2.0": two0, "format 1": one, "rdb": src} {
 		r := Original(t.Context(), bytes.NewReader(in), DecompressOptions{})
 		got, err := io.ReadAll(r)
 		r.Close()

@@ -93,6 +93,14 @@ func TKey(dst []byte, db uint64, key []byte) []byte {
 	return append(dst, key...)
 }
 
+// TKeyDB is the db a TKey names (its low 16 bits, as TKey keeps them).
+func TKeyDB(tkey []byte) uint64 {
+	if len(tkey) < 2 {
+		return 0
+	}
+	return uint64(binary.LittleEndian.Uint16(tkey))
+}
+
 // EncodeT reads an RDB from src and writes its T stream to dst, record by
 // record. The source's checksum is checked unless opt.IgnoreChecksum; a
 // record whose layout rdbio does not know ends the walk and the rest of

@@ -74,7 +74,10 @@ func checkKeys(tb testing.TB, f *File, recs []record) float64 {
 		}
 		keys++
 		i := sort.Search(len(blocks), func(i int) bool { return blocks[i].TOffset+int64(blocks[i].TSize) > r.off })
-		got := f.Lookup(r.key)
+		got, err := f.Lookup(r.key)
+		if err != nil {
+			tb.Fatal(err)
+		}
 		if !slices.Contains(got, i) {
 			tb.Fatalf("key %q starts at %d in block %d; Lookup says %v", r.key, r.off, i, got)
 		}
@@ -275,10 +278,10 @@ func TestHugeRecordBoundedMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := f.Lookup([]byte("huge")); len(b) == 0 || b[0] != 0 {
+	if b, _ := f.Lookup([]byte("huge")); len(b) == 0 || b[0] != 0 {
 		t.Errorf("huge: blocks %v, want 0 first", b)
 	}
-	if b := f.Lookup([]byte("after")); !slices.Contains(b, len(f.Blocks())-1) {
+	if b, _ := f.Lookup([]byte("after")); !slices.Contains(b, len(f.Blocks())-1) {
 		t.Errorf("after: blocks %v, want the last", b)
 	}
 	f.Close()
@@ -409,7 +412,7 @@ func TestUsage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Blocks()) != 0 || len(f.Lookup([]byte("k"))) != 0 {
+	if b, err := f.Lookup([]byte("k")); len(f.Blocks()) != 0 || len(b) != 0 || err != nil {
 		t.Fatal("empty file has blocks")
 	}
 	if _, err := f.DecodeBlock(0, nil); !errors.Is(err, ErrUsage) {

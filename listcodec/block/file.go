@@ -28,6 +28,8 @@ type File struct {
 	blocks   []BlockInfo
 	opt      ReaderOptions
 	dec      *zstd.Decoder
+	partBits uint      // 2.1: b, the index has 2^b sections
+	parts    *sections // 2.1: the sections, loaded as lookups need them; nil for 2.0
 }
 
 // sliceSource reads index entries from the loaded index.
@@ -101,7 +103,7 @@ func (f *File) readIndex() error {
 		return errAt(footOff+4, ErrFormat, "footer: index offset %d outside %d..%d", io64, f.hdrLen, f.size-8-4-2-footerLen)
 	}
 	f.indexOff = int64(io64)
-	var fh [8]byte
+	var fh [16]byte
 	if err := f.readAt(fh[:], f.indexOff, "index frame header"); err != nil {
 		return err
 	}
@@ -115,23 +117,75 @@ func (f *File) readIndex() error {
 	if size > MaxIndexSize {
 		return errAt(f.indexOff+4, ErrLimit, "index: %d bytes over %d", size, MaxIndexSize)
 	}
-	// size ≤ MaxIndexSize and ≤ the file's size: the one allocation the
-	// index makes.
+	stored := binary.LittleEndian.Uint32(foot[:])
+	switch string(fh[8:12]) {
+	case indexTag:
+		return f.readParted(size, binary.LittleEndian.Uint32(fh[12:]), stored, footOff)
+	case indexTag20:
+		return f.readInline(size, stored, footOff)
+	}
+	return errAt(f.indexOff+8, ErrFormat, "index: tag %q, want %q", fh[8:12], indexTag)
+}
+
+// readInline reads format 2.0's index, the filters inline in the entries:
+// the whole payload, at most MaxIndexSize and the file's size.
+func (f *File) readInline(size int64, stored uint32, footOff int64) error {
 	payload := make([]byte, size)
 	if err := f.readAt(payload, f.indexOff+8, "index"); err != nil {
 		return err
 	}
 	body := payload[:len(payload)-footerLen]
-	if got, want := crc32c(body), binary.LittleEndian.Uint32(foot[:]); got != want {
-		return errAt(footOff, ErrChecksum, "index: CRC-32C %#08x, stored %#08x", got, want)
+	if got := crc32c(body); got != stored {
+		return errAt(footOff, ErrChecksum, "index: CRC-32C %#08x, stored %#08x", got, stored)
 	}
-	s := &sliceSource{b: body, base: f.indexOff + 8}
-	if string(body[:4]) != indexTag {
-		return errAt(s.base, ErrFormat, "index: tag %q, want %q", body[:4], indexTag)
+	s := &sliceSource{b: body, base: f.indexOff + 8, pos: 4}
+	if err := f.readEntries(s, true); err != nil {
+		return err
 	}
-	s.pos = 4
+	if s.pos != len(body) {
+		return errAt(s.offset(), ErrFormat, "index: %d bytes after the entries", len(body)-s.pos)
+	}
+	return nil
+}
+
+// readParted reads format 2.1's index: the head (hlen bytes after the tag
+// and its length) now, each section when a lookup needs it.
+func (f *File) readParted(size int64, hlen, stored uint32, footOff int64) error {
+	if int64(hlen) > size-8-footerLen {
+		return errAt(f.indexOff+12, ErrFormat, "index: head of %d bytes in a %d-byte index", hlen, size)
+	}
+	head := make([]byte, hlen)
+	base := f.indexOff + 16
+	if err := f.readAt(head, base, "index"); err != nil {
+		return err
+	}
+	var pre [8]byte
+	copy(pre[:], indexTag)
+	binary.LittleEndian.PutUint32(pre[4:], hlen)
+	if got := crc32Update(crc32c(pre[:]), head); got != stored {
+		return errAt(footOff, ErrChecksum, "index: CRC-32C %#08x, stored %#08x", got, stored)
+	}
+	s := &sliceSource{b: head, base: base}
+	if err := f.readEntries(s, false); err != nil {
+		return err
+	}
+	p, err := readSections(s, f.blocks, f.partBits, base+int64(hlen), size-8-int64(hlen)-footerLen)
+	if err != nil {
+		return err
+	}
+	if s.pos != len(head) {
+		return errAt(s.offset(), ErrFormat, "index: %d bytes after the sections' lengths", len(head)-s.pos)
+	}
+	f.parts = p
+	return nil
+}
+
+// readEntries reads the block count, the T length, (2.1: b, read by
+// readSections) and the entries, and checks that the blocks fill the file
+// from the header to the index.
+func (f *File) readEntries(s *sliceSource, inline bool) error {
 	// Every entry takes at least 4 bytes.
-	count, err := readUvarint(s, "block count", uint64(len(body))/4)
+	count, err := readUvarint(s, "block count", uint64(len(s.b))/4)
 	if err != nil {
 		return err
 	}
@@ -140,12 +194,17 @@ func (f *File) readIndex() error {
 	if err != nil {
 		return err
 	}
+	if !inline {
+		if f.partBits, err = readPartBits(s); err != nil {
+			return err
+		}
+	}
 	f.tLen = int64(total)
 	f.blocks = make([]BlockInfo, 0, count)
 	off, t, prevInput := f.hdrLen, int64(0), int64(0)
 	for i := uint64(0); i < count; i++ {
 		eOff := s.offset()
-		b, err := readEntry(s, &f.hdr, prevInput)
+		b, err := readEntry(s, &f.hdr, prevInput, inline)
 		if err != nil {
 			return err
 		}
@@ -169,9 +228,6 @@ func (f *File) readIndex() error {
 	if t != f.tLen {
 		return errAt(tOff, ErrFormat, "index: T length %d, the blocks hold %d", f.tLen, t)
 	}
-	if s.pos != len(body) {
-		return errAt(s.offset(), ErrFormat, "index: %d bytes after the entries", len(body)-s.pos)
-	}
 	return nil
 }
 
@@ -190,38 +246,47 @@ func (f *File) IndexSize() int64 { return f.size - f.indexOff }
 // Lookup returns, in order, the blocks in which a record with this key may
 // start: every block whose filter admits the key (a block without a filter
 // admits every key). The key's record, if the file holds it, starts in one
-// of them; the others are false positives.
-func (f *File) Lookup(key []byte) []int {
+// of them; the others are false positives. The error is one of reading or
+// checking the index's sections (2.1).
+func (f *File) Lookup(key []byte) ([]int, error) {
 	h := KeyHash(key)
 	n := len(f.blocks)
-	if n < lookupSplit {
+	if f.parts != nil || n < lookupSplit {
+		// 2.1: a section holds 1/2^b of the filters; one goroutine is enough.
 		return f.lookup(h, 0, n, nil)
 	}
-	// Two halves on two goroutines: the filters of a 340 MB file (app-cache
-	// at scale 20, 1.76 million keys) take 30 ms to scan on one.
+	// Two halves on two goroutines: the inline filters of a 2.0 file of
+	// 340 MB (app-cache at scale 20, 1.76 million keys) take 30 ms to scan
+	// on one.
 	var wg sync.WaitGroup
 	var hi []int
+	var herr error
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		hi = f.lookup(h, n/2, n, nil)
+		hi, herr = f.lookup(h, n/2, n, nil)
 	}()
-	lo := f.lookup(h, 0, n/2, nil)
+	lo, err := f.lookup(h, 0, n/2, nil)
 	wg.Wait()
-	return append(lo, hi...)
+	return append(lo, hi...), errors.Join(err, herr)
 }
 
-// lookupSplit is the block count from which Lookup scans on two goroutines.
+// lookupSplit is the block count from which Lookup scans a 2.0 index on two
+// goroutines.
 const lookupSplit = 64
 
 // lookup appends to out the blocks of [from, to) that may hold hash h.
-func (f *File) lookup(h uint64, from, to int, out []int) []int {
+func (f *File) lookup(h uint64, from, to int, out []int) ([]int, error) {
 	for i := from; i < to; i++ {
-		if f.blocks[i].MayHold(h) {
+		ok, err := f.MayHold(i, h)
+		if err != nil {
+			return out, err
+		}
+		if ok {
 			out = append(out, i)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // DecodeBlock decodes block i alone, appending to dst[:0].

@@ -79,20 +79,7 @@ func buildFilter(hs []uint64, budget int, vs []uint64) (n int, p uint, f []byte,
 }
 
 // codeFilter writes the sorted values with parameter p.
-func codeFilter(vs []uint64, p uint) []byte {
-	var w bitWriter
-	var prev uint64
-	for _, v := range vs {
-		d := v - prev
-		prev = v
-		for q := d >> p; q > 0; q-- {
-			w.bit(1)
-		}
-		w.bit(0)
-		w.bits(d&(1<<p-1), p)
-	}
-	return w.bytes()
-}
+func codeFilter(vs []uint64, p uint) []byte { return appendCode(nil, vs, 0, p) }
 
 type bitWriter struct {
 	buf  []byte
@@ -133,24 +120,7 @@ func filterMatch(f []byte, n int, p uint, h uint64) bool {
 	if p == 0 {
 		return true
 	}
-	want := filterValue(h, n, p)
-	r := bitReader{f: f}
-	var v uint64
-	for range n {
-		q, ok := r.unary()
-		if !ok {
-			return true
-		}
-		low, ok := r.bits(p)
-		if !ok {
-			return true
-		}
-		v += q<<p | low
-		if v >= want {
-			return v == want
-		}
-	}
-	return false
+	return cellMatch(f, n, p, 0, filterValue(h, n, p))
 }
 
 // bitReader reads a filter most significant bit first, 64 bits at a time.

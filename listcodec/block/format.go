@@ -10,7 +10,7 @@ import (
 // Format constants (FORMAT.md §6).
 const (
 	VersionMajor = 2 // the format's major version; a reader refuses others
-	VersionMinor = 0 // minor versions add nothing a 2.0 reader must understand
+	VersionMinor = 1 // 2.1: the partitioned index (FORMAT.md §6.6)
 
 	headerMagic    = 0x184D2A50 // skippable frame holding the header and dictionary
 	indexMagic     = 0x184D2A5E // skippable frame holding the index and footer
@@ -18,7 +18,8 @@ const (
 	skippableMask  = 0xFFFFFFF0 // skippable frames: 0x184D2A50..0x184D2A5F
 	skippableBase  = 0x184D2A50 //
 	headerTag      = "RDBZ"     // first bytes of the header payload
-	indexTag       = "RZIX"     // first bytes of the index payload
+	indexTag       = "RZIP"     // first bytes of the index payload: the partitioned index (2.1)
+	indexTag20     = "RZIX"     // the index of format 2.0, filters inline
 	footerMagic    = "RZ2\xff"  // last 4 bytes of the file
 	headerFixed    = 20         // header payload before the dictionary
 	flagSource     = 1 << 0     // header flag: a source record follows the dictionary

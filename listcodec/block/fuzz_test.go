@@ -3,6 +3,7 @@ package block
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -10,7 +11,9 @@ import (
 
 // FuzzReader feeds arbitrary bytes to both readers: they must not panic
 // and must agree: a file both accept decodes to the same T, and the index
-// reader accepts whatever the sequential one does. (Memory bounds are
+// reader accepts whatever the sequential one does but for the cells of the
+// index's sections, which only it reads (a sequential reader checks their
+// CRC: a fuzzer that kept it valid would find that). (Memory bounds are
 // TestHostile*'s: runtime.ReadMemStats took 150 ms and more in a fuzz
 // worker, which stopped fuzzing.)
 func FuzzReader(f *testing.F) {
@@ -21,6 +24,10 @@ func FuzzReader(f *testing.F) {
 			f.Add(file)
 		}
 	}
+	// An index of several sections.
+	pd, precs := randomStream(22, 1500, 30)
+	parted, _ := writeRecords(f, pd, precs, nil, Options{BlockSize: 16 << 10, IndexShare: 0.2})
+	f.Add(parted)
 	var empty bytes.Buffer
 	w, _ := NewWriter(context.Background(), &empty, nil, Options{})
 	w.Close()
@@ -30,7 +37,7 @@ func FuzzReader(f *testing.F) {
 		if seqErr == nil && idxErr == nil && !bytes.Equal(seq, blocks) {
 			t.Fatalf("the readers disagree: %d vs %d bytes", len(seq), len(blocks))
 		}
-		if seqErr == nil && idxErr != nil {
+		if seqErr == nil && idxErr != nil && !strings.Contains(idxErr.Error(), "index: section") {
 			t.Fatalf("sequential read accepted what the index refuses: %v", idxErr)
 		}
 	})

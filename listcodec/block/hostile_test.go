@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -54,7 +55,12 @@ func decodeBoth(file []byte) (seq []byte, seqErr error, blocks []byte, idxErr er
 			}
 			blocks = append(blocks, buf...)
 		}
-		f.Lookup([]byte("key:a"))
+		if err == nil {
+			_, err = f.Lookup([]byte("key:a"))
+		}
+		if err == nil {
+			err = loadSections(f)
+		}
 		f.Close()
 	}
 	return seq, seqErr, blocks, err
@@ -128,6 +134,9 @@ type layout struct {
 	hdrEnd, indexOff int64
 	blocks           []BlockInfo
 	tLen             int64
+	partBits         uint
+	table            []byte // the head's sections' lengths and CRCs
+	sections         []byte
 }
 
 func parse(t *testing.T, file []byte) layout {
@@ -136,32 +145,111 @@ func parse(t *testing.T, file []byte) layout {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	return layout{f.hdrLen, f.indexOff, f.blocks, f.tLen}
+	l := layout{hdrEnd: f.hdrLen, indexOff: f.indexOff, blocks: f.blocks, tLen: f.tLen, partBits: f.partBits}
+	if f.parts != nil {
+		for _, s := range f.parts.secs {
+			l.table = binary.AppendUvarint(l.table, uint64(s.n))
+			l.table = binary.LittleEndian.AppendUint32(l.table, s.crc)
+		}
+		start := f.parts.secs[0].off
+		l.sections = file[start : len(file)-footerLen]
+	}
+	return l
 }
 
-// withIndex rebuilds the file's index from (changed) entries, count and T
-// length, with a correct CRC, so that the field checks, not the CRC, must
-// catch the change.
-func withIndex(file []byte, l layout, blocks []BlockInfo, count, tLen uint64, extra []byte) []byte {
-	payload := append([]byte(indexTag), nil...)
-	payload = binary.AppendUvarint(payload, count)
-	payload = binary.AppendUvarint(payload, tLen)
-	prev := int64(0)
-	for _, b := range blocks {
-		payload = appendEntry(payload, b, prev)
-		if b.First >= 0 {
-			prev = b.Input
+// loadSections reads every section of f's index, as lookups would.
+func loadSections(f *File) error {
+	if f.parts == nil {
+		return nil
+	}
+	for r := range f.parts.secs {
+		if _, err := f.section(r); err != nil {
+			return err
 		}
 	}
-	payload = append(payload, extra...)
+	return nil
+}
+
+// withIndex rebuilds the file's index (2.1) from (changed) entries, count
+// and T length, with extra after the sections' lengths and the sections
+// given, and a correct CRC, so that the field checks, not the CRC, must
+// catch the change.
+func withIndex(file []byte, l layout, blocks []BlockInfo, count, tLen uint64, extra []byte) []byte {
+	return withParts(file, l, blocks, count, tLen, l.partBits, l.table, extra, l.sections)
+}
+
+func withParts(file []byte, l layout, blocks []BlockInfo, count, tLen uint64, b uint, table, extra, sections []byte) []byte {
+	head := binary.AppendUvarint(nil, count)
+	head = binary.AppendUvarint(head, tLen)
+	head = append(head, byte(b))
+	head = appendEntries(head, blocks, false)
+	head = append(head, table...)
+	head = append(head, extra...)
+	payload := append([]byte(indexTag), nil...)
+	payload = binary.LittleEndian.AppendUint32(payload, uint32(len(head)))
+	payload = append(payload, head...)
+	crc := crc32c(payload)
+	payload = append(payload, sections...)
+	return withPayload(file, l, payload, crc)
+}
+
+// withPayload ends file[:l.indexOff] with an index frame of payload and a
+// footer holding crc.
+func withPayload(file []byte, l layout, payload []byte, crc uint32) []byte {
 	off := l.indexOff
-	payload = binary.LittleEndian.AppendUint32(payload, crc32c(payload))
+	payload = binary.LittleEndian.AppendUint32(payload, crc)
 	payload = binary.LittleEndian.AppendUint64(payload, uint64(off))
 	payload = append(payload, footerMagic...)
 	out := bytes.Clone(file[:off])
 	out = binary.LittleEndian.AppendUint32(out, indexMagic)
 	out = binary.LittleEndian.AppendUint32(out, uint32(len(payload)))
 	return append(out, payload...)
+}
+
+// withIndex20 rebuilds the file's index as format 2.0 wrote it: the
+// filters inline in the entries (those of blocks, else each block's whole
+// filter gathered from the sections of f).
+func withIndex20(tb testing.TB, file []byte, l layout, blocks []BlockInfo, count, tLen uint64, extra []byte) []byte {
+	payload := append([]byte(indexTag20), nil...)
+	payload = binary.AppendUvarint(payload, count)
+	payload = binary.AppendUvarint(payload, tLen)
+	payload = appendEntries(payload, blocks, true)
+	payload = append(payload, extra...)
+	return withPayload(file, l, payload, crc32c(payload))
+}
+
+// inlineFilters gives each block of f its whole filter again, gathered
+// from the sections: the 2.0 index's.
+func inlineFilters(tb testing.TB, f *File) []BlockInfo {
+	tb.Helper()
+	if err := loadSections(f); err != nil {
+		tb.Fatal(err)
+	}
+	blocks := slices.Clone(f.blocks)
+	for i := range blocks {
+		b := &blocks[i]
+		if !hasFilter(b) {
+			continue
+		}
+		var vs []uint64
+		m := filterRange(b.Keys, b.p)
+		for r, sec := range f.parts.secs {
+			c := sec.cells[f.parts.ord[i]]
+			br := bitReader{f: sec.data[c.off : c.off+c.len]}
+			v := partStart(uint64(r), m, f.partBits)
+			for range c.n {
+				q, _ := br.unary()
+				low, _ := br.bits(b.p)
+				v += q<<b.p | low
+				vs = append(vs, v)
+			}
+		}
+		if len(vs) != b.Keys {
+			tb.Fatalf("block %d: %d values in the sections, %d keys", i, len(vs), b.Keys)
+		}
+		b.filter = codeFilter(vs, b.p)
+	}
+	return blocks
 }
 
 func TestHostileIndex(t *testing.T) {
@@ -210,9 +298,9 @@ func TestHostileIndex(t *testing.T) {
 		{"key count over the block", withIndex(file, l, edit(keyed, func(b *BlockInfo) { b.Keys = b.TSize + 1 }), n, uint64(l.tLen), nil), ErrLimit, ""},
 		{"keys where no record starts", withIndex(file, l, edit(keyed, func(b *BlockInfo) { b.First = -1 }), n, uint64(l.tLen), nil), nil, ""},
 		{"filter parameter over 24", withIndex(file, l, edit(keyed, func(b *BlockInfo) { b.p = 60 }), n, uint64(l.tLen), nil), ErrLimit, ""},
-		{"filter longer than its keys allow", withIndex(file, l, edit(keyed, func(b *BlockInfo) { b.filter = make([]byte, b.Keys*4+8) }), n, uint64(l.tLen), nil), ErrLimit, ""},
-		{"filter with parameter 0 and bytes", withIndex(file, l, edit(keyed, func(b *BlockInfo) { b.p = 0 }), n, uint64(l.tLen), nil), ErrLimit, ""},
-		{"bytes after the entries", withIndex(file, l, l.blocks, n, uint64(l.tLen), []byte{0, 0}), ErrFormat, ""},
+		{"filter parameter 0: a cell too many", withIndex(file, l, edit(keyed, func(b *BlockInfo) { b.p = 0 }), n, uint64(l.tLen), nil), ErrFormat, "index"},
+		{"filter parameter other: cells misread", withIndex(file, l, edit(keyed, func(b *BlockInfo) { b.p = 1 }), n, uint64(l.tLen), nil), ErrFormat, "index"},
+		{"bytes after the sections' lengths", withIndex(file, l, l.blocks, n, uint64(l.tLen), []byte{0, 0}), ErrFormat, ""},
 	}
 	// The index (or its footer) pointing elsewhere.
 	moved := func(off uint64) []byte {

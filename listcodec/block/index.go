@@ -22,34 +22,51 @@ type BlockInfo struct {
 	// Keys is the number of distinct key hashes in the block's filter: the
 	// keys of the records that start in the block.
 	Keys int
+	// State is the writer's state for the first key at or after First
+	// (Options.State; rdbz: its db), -1 when First is -1 or the index is
+	// format 2.0's, which has none.
+	State int64
 
 	p      uint   // the filter's Rice parameter; 0 matches every key
-	filter []byte // into the File's index buffer
+	filter []byte // 2.0: into the File's index buffer; 2.1: nil (the filter is in the sections)
 }
-
-// FilterBytes is the length of the block's key filter in the index.
-func (b BlockInfo) FilterBytes() int { return len(b.filter) }
 
 // FilterP is the filter's Rice parameter (false positives ~2^-P); 0 when
 // the block has no filter (it matches every key, or holds no key).
 func (b BlockInfo) FilterP() int { return int(b.p) }
 
-// MayHold reports whether the block's filter admits the key hash h.
-func (b BlockInfo) MayHold(h uint64) bool { return filterMatch(b.filter, b.Keys, b.p, h) }
-
-// appendEntry appends a block's index entry (FORMAT.md §6.4).
-func appendEntry(dst []byte, b BlockInfo, prevInput int64) []byte {
+// appendEntry appends a block's index entry (FORMAT.md §6.4), with its
+// filter when inline (format 2.0's index) or without (2.1's: the filters
+// are in the sections).
+func appendEntry(dst []byte, b BlockInfo, prevInput int64, inline bool) []byte {
 	dst = binary.AppendUvarint(dst, uint64(b.Size))
 	dst = binary.AppendUvarint(dst, uint64(b.TSize))
 	dst = binary.AppendUvarint(dst, uint64(b.First+1))
 	if b.First >= 0 {
 		dst = binary.AppendUvarint(dst, uint64(b.Input-prevInput))
+		if !inline {
+			dst = binary.AppendUvarint(dst, uint64(max(b.State, 0)))
+		}
 	}
 	dst = binary.AppendUvarint(dst, uint64(b.Keys))
 	if b.Keys > 0 {
 		dst = append(dst, byte(b.p))
-		dst = binary.AppendUvarint(dst, uint64(len(b.filter)))
-		dst = append(dst, b.filter...)
+		if inline {
+			dst = binary.AppendUvarint(dst, uint64(len(b.filter)))
+			dst = append(dst, b.filter...)
+		}
+	}
+	return dst
+}
+
+// appendEntries appends the entries of blocks, in order.
+func appendEntries(dst []byte, blocks []BlockInfo, inline bool) []byte {
+	prev := int64(0)
+	for _, b := range blocks {
+		dst = appendEntry(dst, b, prev, inline)
+		if b.First >= 0 {
+			prev = b.Input
+		}
 	}
 	return dst
 }
@@ -88,9 +105,9 @@ func readUvarint(s byteSource, what string, max uint64) (uint64, error) {
 }
 
 // readEntry reads one index entry, checking each field against its bound;
-// the filter bytes come from s.skip. tOff and offsets are filled by the
-// caller.
-func readEntry(s byteSource, h *Header, prevInput int64) (BlockInfo, error) {
+// an inline filter's bytes (format 2.0) come from s.skip. tOff and offsets
+// are filled by the caller.
+func readEntry(s byteSource, h *Header, prevInput int64, inline bool) (BlockInfo, error) {
 	var b BlockInfo
 	maxClen := uint64(maxFrameLen(h.BlockSize))
 	off := s.offset()
@@ -113,7 +130,7 @@ func readEntry(s byteSource, h *Header, prevInput int64) (BlockInfo, error) {
 	if v, err = readUvarint(s, "first record", uint64(b.TSize)); err != nil {
 		return b, err
 	}
-	b.First, b.Input = int(v)-1, -1
+	b.First, b.Input, b.State = int(v)-1, -1, -1
 	if b.First >= 0 {
 		off = s.offset()
 		if v, err = readUvarint(s, "input offset", math.MaxInt64); err != nil {
@@ -123,6 +140,12 @@ func readEntry(s byteSource, h *Header, prevInput int64) (BlockInfo, error) {
 			return b, errAt(off, ErrLimit, "index: input offset overflows")
 		}
 		b.Input = prevInput + int64(v)
+		if !inline {
+			if v, err = readUvarint(s, "state", math.MaxInt64); err != nil {
+				return b, err
+			}
+			b.State = int64(v)
+		}
 	}
 	// Every record is at least one byte: no more keys start in a block
 	// than it has bytes.
@@ -145,6 +168,9 @@ func readEntry(s byteSource, h *Header, prevInput int64) (BlockInfo, error) {
 		return b, errAt(off, ErrLimit, "index: filter parameter %d over %d", pb, MaxFilterP)
 	}
 	b.p = uint(pb)
+	if !inline {
+		return b, nil
+	}
 	off = s.offset()
 	// A filter never needs more than n·(P+1) bits plus the quotients,
 	// whose sum is below n·2^P/2^P = n: n·(P+2) bits.

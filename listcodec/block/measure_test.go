@@ -137,7 +137,11 @@ func falsePositives(tb testing.TB, file []byte, probes int) float64 {
 	hits := 0
 	for range probes {
 		k := fmt.Appendf(nil, "absent:%d", rng.Uint64())
-		hits += len(f.Lookup(k))
+		got, err := f.Lookup(k)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		hits += len(got)
 	}
 	return float64(hits) / float64(probes) / float64(len(f.Blocks()))
 }
@@ -389,7 +393,11 @@ func lookupTime(tb testing.TB, file []byte, recs []record, n int) time.Duration 
 	start := time.Now()
 	var buf []byte
 	for _, k := range keys {
-		for _, b := range f.Lookup(k) {
+		got, err := f.Lookup(k)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, b := range got {
 			if buf, err = f.DecodeBlock(b, buf); err != nil {
 				tb.Fatal(err)
 			}

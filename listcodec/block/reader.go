@@ -44,10 +44,11 @@ func (o ReaderOptions) withDefaults() ReaderOptions {
 // was checked; it returns every byte of the blocks before an error found
 // after them. A Reader is not safe for concurrent use.
 type Reader struct {
-	hdr    Header
-	ctx    context.Context
-	cancel context.CancelCauseFunc
-	dec    *zstd.Decoder
+	hdr      Header
+	partBits uint // the index's section bits (2.1), once read
+	ctx      context.Context
+	cancel   context.CancelCauseFunc
+	dec      *zstd.Decoder
 
 	src  *offsetReader
 	end  int64 // StreamFrom: the file offset where blocks end; -1: read the index
@@ -361,7 +362,8 @@ func (s *streamSource) skip(n int) ([]byte, error) {
 func (s *streamSource) offset() int64 { return s.r.off }
 
 // checkIndex reads the index frame from the stream (its magic at off is
-// read) and checks it against the blocks seen, holding none of it.
+// read) and checks it against the blocks seen, holding none of it but, in
+// a 2.1 index, the sections' lengths and CRCs.
 func (r *Reader) checkIndex(off, blocks, tLen int64, pairs uint32) error {
 	var sz [4]byte
 	if _, err := io.ReadFull(r.src, sz[:]); err != nil {
@@ -372,53 +374,24 @@ func (r *Reader) checkIndex(off, blocks, tLen int64, pairs uint32) error {
 		return errAt(off+4, ErrLimit, "index: frame size %d outside %d..%d", size, 4+2+footerLen, MaxIndexSize)
 	}
 	s := &streamSource{r: r.src, remain: size - footerLen}
-	var tag [4]byte
-	for i := range tag {
-		b, err := s.ReadByte()
-		if err != nil {
-			return errAt(s.offset(), ErrTruncated, "index tag")
-		}
-		tag[i] = b
-	}
-	if string(tag[:]) != indexTag {
-		return errAt(off+8, ErrFormat, "index: tag %q, want %q", tag[:], indexTag)
-	}
-	cntOff := s.offset()
-	count, err := readUvarint(s, "block count", uint64(size))
+	tag, err := s.read4("index tag")
 	if err != nil {
 		return err
 	}
-	if int64(count) != blocks {
-		return errAt(cntOff, ErrFormat, "index: %d blocks, the file has %d", count, blocks)
-	}
-	tOff := s.offset()
-	total, err := readUvarint(s, "T length", 1<<62)
-	if err != nil {
-		return err
-	}
-	if int64(total) != tLen {
-		return errAt(tOff, ErrFormat, "index: T length %d, the blocks decode to %d", total, tLen)
-	}
-	var sum uint32
-	prevInput := int64(0)
-	for i := int64(0); i < blocks; i++ {
-		b, err := readEntry(s, &r.hdr, prevInput)
-		if err != nil {
+	switch string(tag[:]) {
+	case indexTag20:
+		if err := r.checkEntries(s, blocks, tLen, pairs, true); err != nil {
 			return err
 		}
-		if b.First >= 0 {
-			if b.First >= b.TSize {
-				return errAt(s.offset(), ErrFormat, "index: block %d's first record at %d of %d bytes", i, b.First, b.TSize)
-			}
-			prevInput = b.Input
+		if s.remain != 0 {
+			return errAt(s.offset(), ErrFormat, "index: %d bytes after the entries", s.remain)
 		}
-		sum = pairSum(sum, b.Size, b.TSize)
-	}
-	if sum != pairs {
-		return errAt(off, ErrFormat, "index: block lengths differ from the blocks'")
-	}
-	if s.remain != 0 {
-		return errAt(s.offset(), ErrFormat, "index: %d bytes after the entries", s.remain)
+	case indexTag:
+		if err := r.checkParted(s, off, size, blocks, tLen, pairs); err != nil {
+			return err
+		}
+	default:
+		return errAt(off+8, ErrFormat, "index: tag %q, want %q", tag[:], indexTag)
 	}
 	footOff := r.src.off
 	var foot [footerLen]byte
@@ -439,6 +412,125 @@ func (r *Reader) checkIndex(off, blocks, tLen int64, pairs uint32) error {
 			return errAt(r.src.off-1, ErrFormat, "bytes after the footer")
 		}
 		return fmt.Errorf("rdbz format 2: after the footer: %w", err)
+	}
+	return nil
+}
+
+// read4 reads 4 bytes through the source.
+func (s *streamSource) read4(what string) ([4]byte, error) {
+	var b [4]byte
+	for i := range b {
+		c, err := s.ReadByte()
+		if err != nil {
+			return b, errAt(s.offset(), ErrTruncated, "%s", what)
+		}
+		b[i] = c
+	}
+	return b, nil
+}
+
+// checkParted checks a 2.1 index after its tag: the head (entries and the
+// sections' lengths and CRCs), then each section's length and CRC (their
+// content is for lookups, File's).
+func (r *Reader) checkParted(s *streamSource, off, size, blocks, tLen int64, pairs uint32) error {
+	hb, err := s.read4("index head length")
+	if err != nil {
+		return err
+	}
+	hlen := int64(binary.LittleEndian.Uint32(hb[:]))
+	if hlen > s.remain {
+		return errAt(off+12, ErrFormat, "index: head of %d bytes in a %d-byte index", hlen, size)
+	}
+	after := s.remain - hlen // the sections' bytes
+	s.remain = hlen
+	if err := r.checkEntries(s, blocks, tLen, pairs, false); err != nil {
+		return err
+	}
+	// Each descriptor takes 5 bytes at least.
+	if n := int64(1) << r.partBits; n*5 > s.remain {
+		return errAt(s.offset(), ErrTruncated, "index: %d sections' lengths", n)
+	}
+	secs := make([]uint32, 0, 2<<r.partBits)
+	for range 1 << r.partBits {
+		n, err := readUvarint(s, "section length", uint64(after))
+		if err != nil {
+			return err
+		}
+		c, err := s.read4("index: section CRC")
+		if err != nil {
+			return err
+		}
+		secs = append(secs, uint32(n), binary.LittleEndian.Uint32(c[:]))
+	}
+	if s.remain != 0 {
+		return errAt(s.offset(), ErrFormat, "index: %d bytes after the sections' lengths", s.remain)
+	}
+	var sum int64
+	for i := 0; i < len(secs); i += 2 {
+		sum += int64(secs[i])
+	}
+	if sum != after {
+		return errAt(r.src.off, ErrFormat, "index: sections of %d bytes where %d lie", sum, after)
+	}
+	var buf [4096]byte
+	for i := 0; i < len(secs); i += 2 {
+		at, n, crc := r.src.off, int64(secs[i]), uint32(0)
+		for n > 0 {
+			k := min(n, int64(len(buf)))
+			if _, err := io.ReadFull(r.src, buf[:k]); err != nil {
+				return errAt(r.src.off, ErrTruncated, "index section %d", i/2)
+			}
+			crc = crc32Update(crc, buf[:k])
+			n -= k
+		}
+		if crc != secs[i+1] {
+			return errAt(at, ErrChecksum, "index: section %d: CRC-32C %#08x, stored %#08x", i/2, crc, secs[i+1])
+		}
+	}
+	return nil
+}
+
+// checkEntries reads the block count, the T length, (2.1: b) and the
+// entries, checking them against the blocks read.
+func (r *Reader) checkEntries(s *streamSource, blocks, tLen int64, pairs uint32, inline bool) error {
+	cntOff := s.offset()
+	count, err := readUvarint(s, "block count", uint64(s.remain))
+	if err != nil {
+		return err
+	}
+	if int64(count) != blocks {
+		return errAt(cntOff, ErrFormat, "index: %d blocks, the file has %d", count, blocks)
+	}
+	tOff := s.offset()
+	total, err := readUvarint(s, "T length", 1<<62)
+	if err != nil {
+		return err
+	}
+	if int64(total) != tLen {
+		return errAt(tOff, ErrFormat, "index: T length %d, the blocks decode to %d", total, tLen)
+	}
+	if !inline {
+		if r.partBits, err = readPartBits(s); err != nil {
+			return err
+		}
+	}
+	var sum uint32
+	prevInput := int64(0)
+	for i := int64(0); i < blocks; i++ {
+		b, err := readEntry(s, &r.hdr, prevInput, inline)
+		if err != nil {
+			return err
+		}
+		if b.First >= 0 {
+			if b.First >= b.TSize {
+				return errAt(s.offset(), ErrFormat, "index: block %d's first record at %d of %d bytes", i, b.First, b.TSize)
+			}
+			prevInput = b.Input
+		}
+		sum = pairSum(sum, b.Size, b.TSize)
+	}
+	if sum != pairs {
+		return errAt(cntOff, ErrFormat, "index: block lengths differ from the blocks'")
 	}
 	return nil
 }

@@ -49,6 +49,12 @@ type Options struct {
 	// Source, when set, is stored in the header (Header.Source, at most
 	// MaxSourceLen bytes): what the input was wrapped in, opaque to block.
 	Source []byte
+	// State, when set, gives the state of a record's key, which the index
+	// keeps for each block where a record starts (BlockInfo.State): that
+	// of the first record with a key at or after the block's first record,
+	// 0 when no key follows. rdbz: the key's db, so that a block's records
+	// can be read without the SELECTDB before them.
+	State func(key []byte) uint64
 }
 
 func (o Options) withDefaults() Options {
@@ -106,6 +112,7 @@ type Writer struct {
 	recStart int // offset in cur.data where the open record starts; -1: before this block (or none)
 	recKey   bool
 	recHash  uint64
+	recState int64
 	recInput int64
 	recBytes int64 // bytes of the open record so far
 	inRecord bool
@@ -117,7 +124,10 @@ type Writer struct {
 	// The writing goroutine's state.
 	out       io.Writer
 	written   int64
-	index     []byte
+	entries   []BlockInfo // so far, without their filters
+	headBytes int         // their length in the index
+	filters   []byte      // the blocks' filters, one after another
+	frefs     []fref      // where each filter lies in filters
 	prevInput int64
 	stats     Stats // but Records and Keys
 	records   int64 // the caller's goroutine's counts
@@ -126,11 +136,19 @@ type Writer struct {
 	werr      error
 }
 
+// fref is one block's filter among Writer.filters.
+type fref struct {
+	keys   int
+	p      uint
+	off, n int
+}
+
 type wjob struct {
 	data   []byte
 	hashes []uint64
 	first  int
 	input  int64
+	state  int64 // of the block's first key, -1 for none
 	frame  []byte
 	err    error
 	done   chan struct{}
@@ -195,7 +213,7 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 	}
 	bw.stats.HeaderBytes = int64(len(hdr))
 	for range inflight {
-		bw.free <- &wjob{data: make([]byte, 0, opt.BlockSize), done: make(chan struct{}, 1), first: -1, input: -1}
+		bw.free <- &wjob{data: make([]byte, 0, opt.BlockSize), done: make(chan struct{}, 1), first: -1, input: -1, state: -1}
 	}
 	bw.cur = <-bw.free
 	for range opt.Workers {
@@ -244,6 +262,13 @@ func (w *Writer) Begin(key []byte, input int64) error {
 	w.recInput = input
 	if w.recKey {
 		w.recHash = KeyHash(key)
+		w.recState = 0
+		if w.opt.State != nil {
+			w.recState = int64(w.opt.State(key) & (1<<63 - 1))
+		}
+		if len(w.cur.hashes) == 0 {
+			w.cur.state = w.recState
+		}
 		w.cur.hashes = append(w.cur.hashes, w.recHash)
 		w.keys++
 	}
@@ -310,13 +335,17 @@ func (w *Writer) cut() error {
 	}
 	cur := w.cur
 	next.data, next.hashes = next.data[:0], next.hashes[:0]
-	next.first, next.input, next.err = -1, -1, nil
+	next.first, next.input, next.state, next.err = -1, -1, -1, nil
 	if s := w.recStart; s >= w.opt.MinMove && s < len(cur.data) {
 		next.data = append(next.data, cur.data[s:]...)
 		cur.data = cur.data[:s]
 		if w.recKey {
 			cur.hashes = cur.hashes[:len(cur.hashes)-1]
 			next.hashes = append(next.hashes, w.recHash)
+			next.state = w.recState
+			if len(cur.hashes) == 0 {
+				cur.state = -1
+			}
 		}
 		if cur.first == s {
 			cur.first, cur.input = -1, -1
@@ -402,15 +431,27 @@ func (w *Writer) writeBlock(j *wjob) error {
 	w.stats.Blocks++
 	w.stats.TBytes += int64(len(j.data))
 	b := BlockInfo{Size: len(j.frame), TSize: len(j.data), First: j.first, Input: j.input}
-	fixed := len(appendEntry(nil, b, w.prevInput)) + 2 + 3 // + filter parameter and length
-	allow := int(w.opt.IndexShare*float64(w.stats.FrameBytes)) - len(w.index) - fixed
-	if len(w.index)+fixed+allow > MaxIndexSize-footerLen-64 {
+	// The entry's fixed fields, and each cell of the filter's sections
+	// (1.5 bytes per cellKeys keys, FORMAT.md §6.4), come first; the
+	// filter gets what is left of the budget.
+	entry := len(appendEntry(nil, b, w.prevInput, false)) + 1 + 2 // + the parameter, the state
+	fixed := entry + 2*(len(j.hashes)/cellKeys+1)
+	held := w.headBytes + len(w.filters)
+	allow := int(w.opt.IndexShare*float64(w.stats.FrameBytes)) - held - fixed
+	if held+fixed+allow > MaxIndexSize-footerLen-64-6*(1<<maxPartBits) {
 		allow = 0
 	}
 	if len(j.hashes) > 0 {
 		b.Keys, b.p, b.filter, w.vs = buildFilter(j.hashes, max(allow, 0), w.vs)
 	}
-	w.index = appendEntry(w.index, b, w.prevInput)
+	b.State = j.state
+	w.headBytes += entry
+	if len(b.filter) > 0 {
+		w.frefs = append(w.frefs, fref{keys: b.Keys, p: b.p, off: len(w.filters), n: len(b.filter)})
+		w.filters = append(w.filters, b.filter...)
+		b.filter = nil
+	}
+	w.entries = append(w.entries, b)
 	w.stats.FilterBytes += int64(len(b.filter))
 	if b.First >= 0 {
 		w.prevInput = b.Input
@@ -452,30 +493,97 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// writeIndex writes the index frame: tag, block count, T length, entries,
-// then the footer.
+// writeIndex writes the index frame (FORMAT.md §6.4): tag, head length,
+// the head (block count, T length, b, the entries, the sections' lengths
+// and CRCs), the sections, then the footer. The sections are built twice,
+// one at a time: once for their lengths and CRCs, once to write them, so
+// that the index is not held twice.
 func (w *Writer) writeIndex() error {
-	payload := make([]byte, 0, 4+20+len(w.index)+footerLen)
-	payload = append(payload, indexTag...)
-	payload = binary.AppendUvarint(payload, uint64(w.stats.Blocks))
-	payload = binary.AppendUvarint(payload, uint64(w.stats.TBytes))
-	payload = append(payload, w.index...)
+	var keys int64
+	for _, f := range w.frefs {
+		keys += int64(f.keys)
+	}
+	b := partBits(keys, int64(len(w.frefs)))
+	head := binary.AppendUvarint(nil, uint64(w.stats.Blocks))
+	head = binary.AppendUvarint(head, uint64(w.stats.TBytes))
+	head = append(head, byte(b))
+	// A block without a key takes the state of the next key's.
+	next := int64(0)
+	for i := len(w.entries) - 1; i >= 0; i-- {
+		if e := &w.entries[i]; e.State < 0 {
+			e.State = next
+		} else {
+			next = e.State
+		}
+	}
+	head = appendEntries(head, w.entries, false)
+	var sec []byte
+	var total int64
+	w.eachSection(b, func(s []byte) {
+		head = binary.AppendUvarint(head, uint64(len(s)))
+		head = binary.LittleEndian.AppendUint32(head, crc32c(s))
+		total += int64(len(s))
+	}, &sec)
+	size := 8 + int64(len(head)) + total + footerLen
+	if size > MaxIndexSize {
+		return fmt.Errorf("rdbz format 2: index of %d bytes over %d", size, MaxIndexSize)
+	}
+	pre := binary.LittleEndian.AppendUint32(nil, indexMagic)
+	pre = binary.LittleEndian.AppendUint32(pre, uint32(size))
+	pre = append(pre, indexTag...)
+	pre = binary.LittleEndian.AppendUint32(pre, uint32(len(head)))
+	crc := crc32Update(crc32c(pre[8:]), head)
 	indexOff := w.written
-	payload = binary.LittleEndian.AppendUint32(payload, crc32c(payload))
-	payload = binary.LittleEndian.AppendUint64(payload, uint64(indexOff))
-	payload = append(payload, footerMagic...)
-	frame := binary.LittleEndian.AppendUint32(nil, indexMagic)
-	frame = binary.LittleEndian.AppendUint32(frame, uint32(len(payload)))
-	if _, err := w.out.Write(frame); err != nil {
-		return fmt.Errorf("rdbz format 2: write index: %w", err)
+	if err := w.put(pre, head); err != nil {
+		return err
 	}
-	if _, err := w.out.Write(payload); err != nil {
-		return fmt.Errorf("rdbz format 2: write index: %w", err)
+	var werr error
+	w.eachSection(b, func(s []byte) {
+		if werr == nil {
+			werr = w.put(s)
+		}
+	}, &sec)
+	if werr != nil {
+		return werr
 	}
-	w.stats.IndexBytes = int64(len(frame) + len(payload))
+	foot := binary.LittleEndian.AppendUint32(nil, crc)
+	foot = binary.LittleEndian.AppendUint64(foot, uint64(indexOff))
+	foot = append(foot, footerMagic...)
+	if err := w.put(foot); err != nil {
+		return err
+	}
+	w.stats.IndexBytes = 8 + size
 	w.written += w.stats.IndexBytes
-	w.index = nil
+	w.entries, w.filters, w.frefs = nil, nil, nil
 	return nil
+}
+
+// put writes the index's parts.
+func (w *Writer) put(parts ...[]byte) error {
+	for _, p := range parts {
+		if _, err := w.out.Write(p); err != nil {
+			return fmt.Errorf("rdbz format 2: write index: %w", err)
+		}
+	}
+	return nil
+}
+
+// eachSection builds the 2^b sections of the held filters in order, each in
+// *buf, and hands each to fn.
+func (w *Writer) eachSection(b uint, fn func([]byte), buf *[]byte) {
+	cur := make([]filterCursor, len(w.frefs))
+	for i, f := range w.frefs {
+		cur[i] = filterCursor{r: bitReader{f: w.filters[f.off : f.off+f.n]}, n: f.keys, p: f.p}
+	}
+	for r := uint64(0); r < 1<<b; r++ {
+		s := (*buf)[:0]
+		for i, f := range w.frefs {
+			m := filterRange(f.keys, f.p)
+			s = cur[i].take(s, partStart(r, m, b), partStart(r+1, m, b))
+		}
+		*buf = s
+		fn(s)
+	}
 }
 
 // TOffset is the number of bytes of T written so far: the T offset of the

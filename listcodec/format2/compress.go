@@ -319,7 +319,7 @@ func (c *csink) start(w io.Writer) error {
 		c.opt.phase("compressing")
 	}
 	c.out = counter{w: w}
-	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: c.opt.Level, Workers: c.opt.Workers, IndexShare: c.opt.IndexShare, Source: c.source})
+	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: c.opt.Level, Workers: c.opt.Workers, IndexShare: c.opt.IndexShare, Source: c.source, State: rdbio.TKeyDB})
 	if err != nil {
 		return err
 	}

@@ -178,13 +178,18 @@ func (f *File) Find(db uint64, key []byte, fn func(*rdbio.Reader, *rdbio.Record)
 		return false, err
 	}
 	blocks := f.bf.Blocks()
-	for _, i := range f.bf.Lookup(rdbio.TKey(nil, db, key)) {
+	cands, err := f.bf.Lookup(rdbio.TKey(nil, db, key))
+	if err != nil {
+		return false, err
+	}
+	for _, i := range cands {
 		if blocks[i].First < 0 {
 			continue
 		}
 		q := query{db: db, key: key, fn: fn, from: i, last: i}
 		// An expiry record before the key's would end the block before.
 		q.deferFirst = i > 0 && blocks[i-1].First >= 0
+		q.startDB, q.known = startDB(blocks[i], db)
 		ok, err := f.search(&q)
 		if ok || err != nil {
 			return ok, err
@@ -204,7 +209,8 @@ func (f *File) search(q *query) (bool, error) {
 		case err != nil:
 			return false, err
 		case res == firstInRun:
-			q.from, q.deferFirst, q.known = q.from-1, false, false
+			q.from, q.deferFirst = q.from-1, false
+			q.startDB, q.known = startDB(f.bf.Blocks()[q.from], q.db)
 		case res == uncertain:
 			if q.startDB, err = f.dbAt(q.from, q.db); err != nil {
 				return false, err
@@ -214,6 +220,18 @@ func (f *File) search(q *query) (bool, error) {
 			return res == found, nil
 		}
 	}
+}
+
+// startDB is the db selected at block b's first record when the index
+// says (format 2.1): its state is the db of the first key from there on,
+// which is the db in effect unless a SELECTDB comes first, and the run
+// then reads that. The state holds a db's low 16 bits, as the filters do:
+// for a db above that, dbAt reads the SELECTDB before.
+func startDB(b block.BlockInfo, db uint64) (uint64, bool) {
+	if b.State < 0 || db > 0xffff {
+		return 0, false
+	}
+	return uint64(b.State), true
 }
 
 // query is one key looked for in a run of blocks.
@@ -252,13 +270,15 @@ func (f *File) run(q *query) (outcome, error) {
 	if q.known {
 		db = q.startDB
 	}
-	m := matcher{q: q, known: q.known, b: blocks[q.from]}
+	m := matcher{q: q, known: q.known, b: blocks[q.from], bf: f.bf, bi: q.from}
 	res := notFound
 	end := blocks[q.last].TOffset + int64(blocks[q.last].TSize)
 	want := func(k []byte) bool { return bytes.Equal(k, q.key) }
 	err := f.records(q.from, end, db, want, func(r *rdbio.Reader, rec *rdbio.Record) (bool, error) {
 		res = m.record(rec)
 		switch {
+		case m.err != nil:
+			return true, m.err
 		case res != notFound && m.seen == 1 && q.deferFirst:
 			res = firstInRun
 		case res == found:
@@ -341,7 +361,7 @@ func (f *File) dbAt(j int, want uint64) (uint64, error) {
 		if blocks[k].First < 0 {
 			continue
 		}
-		v := blockDB{want: want, b: blocks[k]}
+		v := blockDB{want: want, b: blocks[k], bf: f.bf, bi: k}
 		if err := f.records(k, end, 0, func([]byte) bool { return false }, v.record); err != nil {
 			return 0, err
 		}
@@ -379,6 +399,8 @@ const maxDBs = 1 << 16
 type blockDB struct {
 	want     uint64
 	b        block.BlockInfo
+	bf       *block.File
+	bi       int  // b's index
 	selected bool // a SELECTDB: db
 	db       uint64
 	wrong    bool // a key that fails the filter with want
@@ -395,7 +417,11 @@ func (v *blockDB) record(_ *rdbio.Reader, rec *rdbio.Record) (bool, error) {
 			break // enough: each check decodes the filter (0.2 ms for 1 MiB blocks)
 		}
 		v.tkey = rdbio.TKey(v.tkey, v.want, rec.Key)
-		if !v.b.MayHold(block.KeyHash(v.tkey)) {
+		ok, err := v.bf.MayHold(v.bi, block.KeyHash(v.tkey))
+		if err != nil {
+			return true, err
+		}
+		if !ok {
 			v.wrong = true
 		}
 		v.bits += v.b.FilterP()
@@ -407,10 +433,13 @@ func (v *blockDB) record(_ *rdbio.Reader, rec *rdbio.Record) (bool, error) {
 type matcher struct {
 	q     *query
 	b     block.BlockInfo // block from, where every record before the key's starts
-	seen  int             // records of the run
-	known bool            // the db of the records is known: a SELECTDB of the run was read, or the start's was exact
-	wrong bool            // a key before any SELECTDB failed its filter: the db assumed is not the run's
-	bits  int             // evidence from block from that the db assumed is the run's
+	bf    *block.File
+	bi    int   // b's index
+	err   error // of reading the index's filters
+	seen  int   // records of the run
+	known bool  // the db of the records is known: a SELECTDB of the run was read, or the start's was exact
+	wrong bool  // a key before any SELECTDB failed its filter: the db assumed is not the run's
+	bits  int   // evidence from block from that the db assumed is the run's
 	tkey  []byte
 }
 
@@ -450,7 +479,12 @@ func (m *matcher) record(rec *rdbio.Record) outcome {
 		return notFound // enough evidence already: no more filter decodes
 	}
 	m.tkey = rdbio.TKey(m.tkey, q.db, rec.Key)
-	if !m.b.MayHold(block.KeyHash(m.tkey)) {
+	ok, err := m.bf.MayHold(m.bi, block.KeyHash(m.tkey))
+	if err != nil {
+		m.err = err
+		return notFound
+	}
+	if !ok {
 		m.wrong = true
 	}
 	m.bits += m.b.FilterP()

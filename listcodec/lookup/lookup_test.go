@@ -151,7 +151,10 @@ func TestFindEveryKey(t *testing.T) {
 						continue
 					}
 					lf.trace = lf.trace[:0]
-					cands := lf.bf.Lookup(rdbio.TKey(nil, k.db, []byte(k.key)))
+					cands, err := lf.bf.Lookup(rdbio.TKey(nil, k.db, []byte(k.key)))
+					if err != nil {
+						t.Fatal(err)
+					}
 					got, ok := lookedUp(t, lf, k, export.Options{Format: export.Text})
 					if !ok {
 						t.Fatalf("%v not found", k)
@@ -200,8 +203,9 @@ func checkTrace(t *testing.T, lf *File, trace, cands []int, k keyOf) {
 }
 
 // TestFindReadsLittle looks up one key of a dump of large lists: it reads
-// the header, the index and the frames of at most three blocks: block 0
-// (the magic), the key's, and the one before (its expiry, or its db).
+// the header, the index's head and the sections its key needs, and the
+// frames of at most three blocks: block 0 (the magic), the key's, and the
+// one before (its expiry).
 func TestFindReadsLittle(t *testing.T) {
 	path := filepath.Join(rdbiotest.Shared(), "corpus", "generated", "lists-plain-nodes.rdb")
 	lf, size := open(t, compressed(t, path, 0))
@@ -215,8 +219,9 @@ func TestFindReadsLittle(t *testing.T) {
 	for _, b := range lf.trace {
 		frames += int64(lf.bf.Blocks()[b].Size)
 	}
-	if got := lf.BytesRead(); got != opened+frames || len(lf.trace) > 3 {
-		t.Fatalf("read %d bytes of %d: %d to open it, %d in the frames of blocks %v", got, size, opened, frames, lf.trace)
+	secs := lf.bf.SectionBytes()
+	if got := lf.BytesRead(); got != opened+secs+frames || len(lf.trace) > 3 {
+		t.Fatalf("read %d bytes of %d: %d to open it, %d of sections, %d in the frames of blocks %v", got, size, opened, secs, frames, lf.trace)
 	}
 	t.Logf("read %d of %d bytes (%d header and index), blocks %v", lf.BytesRead(), size, opened, lf.trace)
 }
@@ -265,4 +270,28 @@ func keyLine(l *rdbiotest.Loaded, k keyOf) string {
 		}
 	}
 	return ""
+}
+
+// TestFindFormat20 looks up every key of testdata/small.rdb in its form
+// written by rdbz before format 2.1 (2 KiB blocks, the 2.0 index: filters
+// inline, no db per block, so the db is read back from the blocks before):
+// each is found and renders as a scan renders it, and not in another db.
+func TestFindFormat20(t *testing.T) {
+	src := "../../testdata/small.rdb"
+	lf, _ := open(t, "../../testdata/small-format2.0.rdbz")
+	if len(lf.bf.Blocks()) < 4 || lf.bf.Blocks()[0].State != -1 {
+		t.Fatalf("not a 2.0 file of several blocks: %d blocks", len(lf.bf.Blocks()))
+	}
+	for _, k := range keysOf(t, src) {
+		got, ok := lookedUp(t, lf, k, export.Options{Format: export.Text})
+		if !ok {
+			t.Fatalf("%v not found", k)
+		}
+		if want := scanned(t, src, k, export.Options{Format: export.Text}); !bytes.Equal(got, want) {
+			t.Fatalf("%v: looked up\n%.300s\nscanned\n%.300s", k, got, want)
+		}
+		if _, ok := lookedUp(t, lf, keyOf{k.db ^ 1, k.key}, export.Options{Format: export.Text}); ok {
+			t.Fatalf("%v found in db %d", k, k.db^1)
+		}
+	}
 }
