@@ -34,6 +34,9 @@ type input struct {
 	kept    uint64
 	sumKept bool
 	aside   bool
+	// nosum: no CRC64 of the input is wanted (a T stream: its bytes are
+	// not the ones its trailer sums), only kept's when sumKept
+	nosum bool
 	// skipping: the string being read is skipped, its bytes are not needed
 	// (the rewrite may hand it to another goroutine)
 	skipping bool
@@ -69,7 +72,9 @@ func (in *input) flush() error {
 
 // checksum adds consumed bytes to the CRC64s.
 func (in *input) checksum(p []byte) {
-	in.crc.Write(p)
+	if !in.nosum {
+		in.crc.Write(p)
+	}
 	if in.sumKept && !in.aside {
 		in.kept = crc64.Update(in.kept, p)
 	}

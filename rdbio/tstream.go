@@ -263,12 +263,10 @@ func (t *tsink) begin(key []byte, off int64) error {
 // the trailer is recomputed whatever the target.
 func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, error) {
 	ignore := opt.IgnoreChecksum
-	opt.IgnoreChecksum = true // T's bytes are not the ones the trailer sums
-	r, err := NewReader(src, opt)
+	r, err := newTReader(src, target, opt)
 	if err != nil {
 		return 0, err
 	}
-	r.in.rw = &rewrite{mode: mode{target: target}, cap: r.opt.Cap}
 	w, err := NewWriter(dst, r.Header())
 	if err != nil {
 		return 0, err
@@ -301,6 +299,20 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 		return w.Written(), fmt.Errorf("copy bytes after the trailer: %w", err)
 	}
 	return w.Written(), w.Flush()
+}
+
+// newTReader is a Reader of the T stream src whose strings are stored as
+// target says. T's bytes are not the ones its trailer sums: the reader
+// neither sums nor checks them (the caller checks what it writes).
+func newTReader(src io.Reader, target Target, opt Options) (*Reader, error) {
+	opt.IgnoreChecksum = true
+	r, err := NewReader(src, opt)
+	if err != nil {
+		return nil, err
+	}
+	r.in.nosum = true
+	r.in.rw = &rewrite{mode: mode{target: target}, cap: r.opt.Cap}
+	return r, nil
 }
 
 // writerSink is a TSink of an io.Writer: records are not told apart.
@@ -519,12 +531,10 @@ func (in *input) tHeader() (strHead, error) {
 // the others are written with their strings raw (no LZF encoding: they are
 // only there to be read past), their keys as target says.
 func DecodeTRecords(dst io.Writer, src io.Reader, target Target, opt Options, stop func(*Reader, *Record) bool, want func(key []byte) bool) error {
-	opt.IgnoreChecksum = true
-	r, err := NewReader(src, opt)
+	r, err := newTReader(src, target, opt)
 	if err != nil {
 		return err
 	}
-	r.in.rw = &rewrite{mode: mode{target: target}, cap: r.opt.Cap}
 	if _, err := dst.Write([]byte(r.hdr.Magic)); err != nil {
 		return fmt.Errorf("rdb: writing output: %w", err)
 	}

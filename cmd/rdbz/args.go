@@ -57,8 +57,10 @@ func takesNext(a string, takesValue map[string]bool) bool {
 // moveFlagsFirst puts the flags of args (with their values) before the
 // other arguments, each group in its order. A flag that takes a value
 // takes the next argument unless written --flag=value; "--" ends the
-// flags; "-" alone is an argument; -qfo is -q -f -o. A flag the command
-// does not define is kept as a flag without a value (urfave reports it).
+// flags; "-" alone is an argument; -qfo is -q -f -o; -N (digits) is
+// --level=N where the command has --level, as zstd's -1 ... -19. A flag
+// the command does not define is kept as a flag without a value (urfave
+// reports it).
 func moveFlagsFirst(flags []cli.Flag, args []string) []string {
 	takesValue := map[string]bool{}
 	for _, f := range flags {
@@ -77,6 +79,8 @@ func moveFlagsFirst(flags []cli.Flag, args []string) []string {
 			i = len(args)
 		case a == "-" || !strings.HasPrefix(a, "-"):
 			pos = append(pos, a)
+		case takesValue["level"] && isLevel(a):
+			fl = append(fl, "--level="+a[1:])
 		default:
 			fl = append(fl, a)
 			if takesNext(a, takesValue) && i+1 < len(args) {
@@ -92,4 +96,18 @@ func moveFlagsFirst(flags []cli.Flag, args []string) []string {
 		}
 	}
 	return append(fl, pos...)
+}
+
+// isLevel reports whether a is -N with N decimal digits (zstd's level
+// flags); the level's range is checked by --level.
+func isLevel(a string) bool {
+	if len(a) < 2 || len(a) > 4 || a[0] != '-' {
+		return false
+	}
+	for _, c := range a[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -55,6 +55,8 @@ func TestMoveFlagsFirst(t *testing.T) {
 		{[]string{"a", "--no-such", "b"}, []string{"--no-such", "a", "b"}},
 		{[]string{"a", "-o"}, []string{"-o", "a"}},
 		{[]string{"a", "-qfo", "out", "-cf"}, []string{"-qfo", "out", "-cf", "a"}},
+		{[]string{"a", "-7", "-f"}, []string{"--level=7", "-f", "a"}},
+		{[]string{"-19", "a", "--workers", "-1"}, []string{"--level=19", "--workers", "-1", "a"}},
 	} {
 		if got := moveFlagsFirst(flags, c.in); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%q: got %q, want %q", c.in, got, c.want)

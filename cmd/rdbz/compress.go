@@ -43,22 +43,22 @@ func compressCommand() *cli.Command {
 	d := listcodec.DefaultCompressOptions()
 	cmd := &cli.Command{
 		Name:      "compress",
-		Usage:     "rewrite list nodes into zstd-dictionary-compressed form; everything else is copied byte for byte",
+		Usage:     "compress a dump: every record in zstd blocks with a dictionary trained on the dump (format 2; --format 1: list nodes only)",
 		ArgsUsage: "[IN]",
 		Description: "Writes IN.rdbz (IN is kept unless --rm), or OUT with -o, or stdout with -c. With no IN, or IN -,\n" +
 			"reads stdin and writes stdout.",
 		Flags: append(append(flowFlags(), rmFlags()...),
 			&cli.StringFlag{Name: "dict", Usage: "zstd dictionary `FILE` (rdbz train or zstd --train); without it one is trained from IN"},
 			&cli.BoolFlag{Name: "no-embed", Usage: "with --dict: store only its ID (AUX rdbz-dict-id), not the dictionary"},
-			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(d.Level), Usage: "zstd level: 1 fastest (with a dictionary, smaller and 2.5x faster than 3 on list nodes), 3, 7 better, 11 best", Action: inRange("level", 1, 22)},
+			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(d.Level), DefaultText: "format 2: 3 for a dump saved with rdbcompression yes, else 7; format 1: 1", Usage: "zstd level, or -N as zstd's: 1 fastest, 3 (2-5), 7 better (6-10), 11 best (11-22, slow)", Action: inRange("level", 1, 22)},
 			&cli.Float64Flag{Name: "min-saving", Value: d.MinSaving, Usage: "share of a node's stored size compression must save", Action: inRange("min-saving", 0, 0.99)},
 			&cli.BoolFlag{Name: "verify", Usage: "decode each compressed node and compare before writing it"},
-			&cli.IntFlag{Name: "dict-size", Value: d.Train.DictSize, Usage: "largest size of a trained dictionary (at most a tenth of the list data)", Action: dictSizeRange},
-			&cli.Int64Flag{Name: "sample-bytes", Value: d.Train.SampleBytes, Usage: "node bytes sampled uniformly (over a file, or the held nodes of a stream) to train on", Action: atLeast[int64]("sample-bytes", 1)},
-			&cli.Int64Flag{Name: "train-bytes", Value: d.Train.TrainBytes, Usage: "node bytes held to train on a stream", Action: atLeast[int64]("train-bytes", 1)},
+			&cli.IntFlag{Name: "dict-size", Value: d.Train.DictSize, DefaultText: "format 2: 32768; format 1: 65536", Usage: "largest size of a trained dictionary (at most a tenth of the data)", Action: dictSizeRange},
+			&cli.Int64Flag{Name: "sample-bytes", Value: d.Train.SampleBytes, Usage: "bytes sampled to train on (format 2: of the held records; format 1: list nodes, over a file or the held nodes of a stream)", Action: atLeast[int64]("sample-bytes", 1)},
+			&cli.Int64Flag{Name: "train-bytes", Value: d.Train.TrainBytes, DefaultText: "format 2: 8388608, from a file or a stream; format 1: 12582912, on a stream", Usage: "bytes held to train on before compressing", Action: atLeast[int64]("train-bytes", 1)},
 			&cli.Int64Flag{Name: "seed", Value: listcodec.DefaultSeed, Usage: "training seed"},
 			&cli.IntFlag{Name: "tries", Value: d.Train.Tries, Usage: "shuffle seeds tried in training (as rdbz train --tries)", Action: inRange("tries", 1, 100)},
-			&cli.BoolFlag{Name: "stream", Usage: "train from the first nodes even when IN is a file"},
+			&cli.BoolFlag{Name: "stream", Usage: "format 1: train from the first nodes even when IN is a file (format 2 always does)"},
 			&cli.IntFlag{Name: "format", Value: 2, Usage: "2: every record compressed in blocks; 1: list nodes only (for rdbz releases before format 2)", Action: inRange("format", 1, 2)},
 			&cli.IntFlag{Name: "block-size", Value: format2.DefaultBlockSize, Usage: "format 2: largest decoded block", Action: inRange("block-size", block.MinBlockSize, block.MaxBlockSize)},
 		),
@@ -143,7 +143,7 @@ func runCompress(c *cli.Context) error {
 func decompressCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "decompress",
-		Usage:     "turn zstd nodes back into raw or LZF strings that redis-server loads",
+		Usage:     "turn a .rdbz back into an RDB a server loads: the source byte for byte, or its strings raw or LZF",
 		ArgsUsage: "[IN]",
 		Description: "Writes IN without its .rdbz suffix (IN.rdb when it has another; IN is kept unless --rm), or OUT with -o,\n" +
 			"or stdout with -c. With no IN, or IN -, reads stdin and writes stdout.",
