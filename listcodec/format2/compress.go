@@ -37,8 +37,17 @@ const (
 	// SpeedDefault stays within 0.80× of whole-file zstd -3 on every such
 	// corpus dump for about 0.7× the CPU of DefaultLevel (SpeedFastest
 	// too, but for lists-plain-nodes, 0.952×, over its 0.95× target).
-	LZFLevel          = zstd.SpeedDefault
-	LZFExpansion      = 1.15
+	LZFLevel     = zstd.SpeedDefault
+	LZFExpansion = 1.15
+	// HeldLevel is the level of the blocks of a dump whose whole T fits in
+	// the training hold (TrainBytes), when the level is chosen: the hold is
+	// compressed in memory, at most 8 MiB, and SpeedBestCompression costs
+	// at most about 0.6 CPU-s there (13–17 MB/s a core, measured on the
+	// first 8 MiB of app-cache-nocompress, lists-events, mixed-nocompress)
+	// for 1.5–3.5% less than DefaultLevel: lists-ints-small (1.49 MB) from
+	// 0.981× to 0.94× of whole-file zstd -3. The dictionary is still trained
+	// at the level autoLevel chooses (training at this one took 4.5 s).
+	HeldLevel         = zstd.SpeedBestCompression
 	DefaultBlockSize  = 1 << 20
 	DefaultDictSize   = block.DefaultDictSize
 	DefaultIndexShare = 0.01
@@ -238,6 +247,8 @@ type csink struct {
 	recs    []heldRec
 	keys    []byte
 	out     counter
+	auto    bool   // the level was chosen (Options.Level 0)
+	heldAll bool   // the input ended while held: finish compresses it in memory
 	every   int64  // Estimate: 1 in every this many windows compressed
 	seen    int64  // Estimate: T bytes after the held ones
 	skip    bool   // Estimate: the record being read is left out
@@ -307,9 +318,13 @@ func (c *csink) Write(p []byte) (int, error) {
 // what is held.
 func (c *csink) start(w io.Writer) error {
 	if c.opt.Level == 0 {
-		c.opt.Level = c.autoLevel()
+		c.opt.Level, c.auto = c.autoLevel(), true
 	}
-	c.st.Level = c.opt.Level
+	level := c.opt.Level
+	if c.auto && c.heldAll {
+		level = HeldLevel
+	}
+	c.st.Level = level
 	if !c.trained {
 		c.opt.phase("training")
 		s := newSampler(c.opt)
@@ -319,7 +334,7 @@ func (c *csink) start(w io.Writer) error {
 		c.opt.phase("compressing")
 	}
 	c.out = counter{w: w}
-	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: c.opt.Level, Workers: c.opt.Workers, IndexShare: c.opt.IndexShare, Source: c.source, State: rdbio.TKeyDB})
+	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: level, Workers: c.opt.Workers, IndexShare: c.opt.IndexShare, Source: c.source, State: rdbio.TKeyDB})
 	if err != nil {
 		return err
 	}
@@ -370,6 +385,7 @@ func (c *csink) replay(s rdbio.TSink) error {
 func (c *csink) finish() error {
 	if c.w == nil {
 		t := c.held
+		c.heldAll = true
 		var buf bytes.Buffer
 		if err := c.start(&buf); err != nil {
 			return err
