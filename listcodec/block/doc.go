@@ -2,9 +2,10 @@
 // record stream with every LZF string decoded, called T) cut into blocks at
 // record boundaries, each block one zstd frame compressed with one
 // dictionary, and an index at the end that names, per block, where it lies
-// in the file and in T, where its first record starts, and a filter of the
-// keys of the records that start in it, so that one key's block can be found
-// without decoding the others. FORMAT.md §6 gives the layout byte by byte.
+// in the file and in T, where its first record starts, the writer's state
+// there, and a filter of the keys of the records that start in it (cut
+// into sections by value), so that one key's block can be found reading one
+// section and decoding no other block. FORMAT.md §6 gives the layout byte by byte.
 //
 // Writer takes T record by record (Begin, then Write as many times as the
 // record needs: a record larger than a block continues in the next blocks)
@@ -17,11 +18,12 @@
 //
 // Memory is bounded by the options, never by the input: a Writer holds
 // Workers+2 blocks and their frames, the encoders (one per worker, windows
-// of one block) and the index (at most IndexShare of the output plus a few
-// bytes per block); a Reader holds Lookahead frames and decoded blocks, the
-// dictionary (at most MaxDictSize), a 64 KiB read buffer and the decoders; a
-// File holds the index (at most MaxIndexSize, and never more than the file)
-// and one frame per DecodeBlock call. Every length read from a file is
+// of one block), the index's entries (about 100 bytes a block) and its
+// filters up to SpillAt bytes (then a temporary file holds them, held.go);
+// a Reader holds Lookahead frames and decoded blocks, the dictionary (at
+// most MaxDictSize), a 64 KiB read buffer and the decoders; a File holds
+// the index's head and the sections its lookups read (at most MaxIndexSize,
+// and never more than the file) and one frame per DecodeBlock call. Every length read from a file is
 // checked against these bounds before it sizes an allocation, and every
 // error about a file's content is an *Error naming the byte offset and
 // wrapping one of ErrFormat, ErrTruncated, ErrChecksum, ErrDictionary,

@@ -58,49 +58,6 @@ func partOf(v, m uint64, b uint) uint64 { return v << b / m }
 // filterRange is a block's M = K·2^P.
 func filterRange(keys int, p uint) uint64 { return uint64(keys) << p }
 
-// filterCursor walks one block's coded filter in value order, a section at
-// a time (the writer's split of the filters it held).
-type filterCursor struct {
-	r    bitReader
-	n    int    // values left in the filter
-	p    uint   //
-	v    uint64 // the next value, when have
-	have bool
-	vs   []uint64
-}
-
-// take appends to dst the cell of this block for the section whose values
-// end before end: the count, then the values coded from start.
-func (c *filterCursor) take(dst []byte, start, end uint64) []byte {
-	c.vs = c.vs[:0]
-	for {
-		if !c.have {
-			if c.n == 0 {
-				break
-			}
-			q, ok1 := c.r.unary()
-			low, ok2 := c.r.bits(c.p)
-			if !ok1 || !ok2 { // the writer's own filter: cannot happen
-				c.n = 0
-				break
-			}
-			c.v += q<<c.p | low
-			c.n--
-			c.have = true
-		}
-		if c.v >= end {
-			break
-		}
-		c.vs = append(c.vs, c.v)
-		c.have = false
-	}
-	dst = binary.AppendUvarint(dst, uint64(len(c.vs)))
-	if len(c.vs) == 0 {
-		return dst
-	}
-	return appendCode(dst, c.vs, start, c.p)
-}
-
 // appendCode appends the Rice code of the sorted values vs, each ≥ base,
 // with parameter p, padded to a byte.
 func appendCode(dst []byte, vs []uint64, base uint64, p uint) []byte {

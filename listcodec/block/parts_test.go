@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 )
@@ -270,6 +272,73 @@ func TestBlockState(t *testing.T) {
 	for i, b := range g.Blocks() {
 		if b.State != -1 {
 			t.Fatalf("2.0 index: block %d has state %d", i, b.State)
+		}
+	}
+}
+
+// TestSpilledFilters: filters held in a temporary file (a tiny SpillAt)
+// give the same file as filters held in memory, and the file is gone.
+func TestSpilledFilters(t *testing.T) {
+	data, recs := randomStream(41, 20000, 40)
+	opt := Options{BlockSize: 16 << 10, IndexShare: 0.2}
+	mem, _ := writeRecords(t, data, recs, nil, opt)
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "rdbz-index-*"))
+	for _, spill := range []int{1, 700, 5000} {
+		opt.SpillAt = spill
+		spilled, _ := writeRecords(t, data, recs, nil, opt)
+		if !bytes.Equal(spilled, mem) {
+			t.Fatalf("SpillAt %d: the file differs from the one written in memory", spill)
+		}
+	}
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "rdbz-index-*"))
+	if len(after) > len(before) {
+		t.Fatalf("temporary files left: %v", after)
+	}
+	f := openFile(t, mem)
+	defer f.Close()
+	if f.partBits < 2 {
+		t.Fatalf("%d section bits: the test wants several sections", f.partBits)
+	}
+	checkKeys(t, f, recs)
+}
+
+// TestCursorLongValues: cursors read values longer than their chunk
+// (sparse filters: large differences at a small P).
+func TestCursorLongValues(t *testing.T) {
+	vs := []uint64{3, 5000, 5001, 90000, 90002, 400000}
+	code := codeFilter(vs, 1)
+	h := heldFilters{spillAt: 1 << 20}
+	off, err := h.add(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []uint{0, 1, 3} {
+		m := uint64(500000)
+		c := filterCursor{off: off, end: off + int64(len(code)), n: len(vs), p: 1}
+		var got []uint64
+		var buf []byte
+		var scratch []uint64
+		for r := uint64(0); r < 1<<b; r++ {
+			start := partStart(r, m, b)
+			cell, err := c.take(&h, nil, start, partStart(r+1, m, b), &buf, &scratch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parsed, next, msg, _ := parseCell(cell, 0, len(vs), 1, m, r, b)
+			if msg != "" || next != len(cell) {
+				t.Fatalf("b %d section %d: %s", b, r, msg)
+			}
+			br := bitReader{f: cell[parsed.off:]}
+			v := start
+			for range parsed.n {
+				q, _ := br.unary()
+				low, _ := br.bits(1)
+				v += q<<1 | low
+				got = append(got, v)
+			}
+		}
+		if !slices.Equal(got, vs) {
+			t.Fatalf("b %d: values %v, want %v", b, got, vs)
 		}
 	}
 }

@@ -55,6 +55,10 @@ type Options struct {
 	// 0 when no key follows. rdbz: the key's db, so that a block's records
 	// can be read without the SELECTDB before them.
 	State func(key []byte) uint64
+	// SpillAt is how many bytes of filters the Writer holds in memory
+	// before it moves them to a temporary file, removed at once
+	// (DefaultSpillAt; held.go).
+	SpillAt int
 }
 
 func (o Options) withDefaults() Options {
@@ -72,6 +76,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MinMove == 0 {
 		o.MinMove = o.BlockSize / 4
+	}
+	if o.SpillAt == 0 {
+		o.SpillAt = DefaultSpillAt
 	}
 	return o
 }
@@ -126,7 +133,7 @@ type Writer struct {
 	written   int64
 	entries   []BlockInfo // so far, without their filters
 	headBytes int         // their length in the index
-	filters   []byte      // the blocks' filters, one after another
+	filters   heldFilters // the blocks' filters, one after another
 	frefs     []fref      // where each filter lies in filters
 	prevInput int64
 	stats     Stats // but Records and Keys
@@ -138,9 +145,10 @@ type Writer struct {
 
 // fref is one block's filter among Writer.filters.
 type fref struct {
-	keys   int
-	p      uint
-	off, n int
+	keys int
+	p    uint
+	off  int64
+	n    int
 }
 
 type wjob struct {
@@ -216,6 +224,7 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 		bw.free <- &wjob{data: make([]byte, 0, opt.BlockSize), done: make(chan struct{}, 1), first: -1, input: -1, state: -1}
 	}
 	bw.cur = <-bw.free
+	bw.filters.spillAt = opt.SpillAt
 	for range opt.Workers {
 		bw.wg.Add(1)
 		go bw.compressor()
@@ -436,7 +445,7 @@ func (w *Writer) writeBlock(j *wjob) error {
 	// filter gets what is left of the budget.
 	entry := len(appendEntry(nil, b, w.prevInput, false)) + 1 + 2 // + the parameter, the state
 	fixed := entry + 2*(len(j.hashes)/cellKeys+1)
-	held := w.headBytes + len(w.filters)
+	held := w.headBytes + int(w.filters.n)
 	allow := int(w.opt.IndexShare*float64(w.stats.FrameBytes)) - held - fixed
 	if held+fixed+allow > MaxIndexSize-footerLen-64-6*(1<<maxPartBits) {
 		allow = 0
@@ -447,8 +456,11 @@ func (w *Writer) writeBlock(j *wjob) error {
 	b.State = j.state
 	w.headBytes += entry
 	if len(b.filter) > 0 {
-		w.frefs = append(w.frefs, fref{keys: b.Keys, p: b.p, off: len(w.filters), n: len(b.filter)})
-		w.filters = append(w.filters, b.filter...)
+		off, err := w.filters.add(b.filter)
+		if err != nil {
+			return err
+		}
+		w.frefs = append(w.frefs, fref{keys: b.Keys, p: b.p, off: off, n: len(b.filter)})
 		b.filter = nil
 	}
 	w.entries = append(w.entries, b)
@@ -488,6 +500,7 @@ func (w *Writer) Close() error {
 	if err == nil {
 		err = w.writeIndex()
 	}
+	w.filters.close()
 	w.cancel(errors.New("closed"))
 	w.err = err
 	return err
@@ -519,11 +532,15 @@ func (w *Writer) writeIndex() error {
 	head = appendEntries(head, w.entries, false)
 	var sec []byte
 	var total int64
-	w.eachSection(b, func(s []byte) {
+	err := w.eachSection(b, func(s []byte) error {
 		head = binary.AppendUvarint(head, uint64(len(s)))
 		head = binary.LittleEndian.AppendUint32(head, crc32c(s))
 		total += int64(len(s))
+		return nil
 	}, &sec)
+	if err != nil {
+		return err
+	}
 	size := 8 + int64(len(head)) + total + footerLen
 	if size > MaxIndexSize {
 		return fmt.Errorf("rdbz format 2: index of %d bytes over %d", size, MaxIndexSize)
@@ -537,14 +554,8 @@ func (w *Writer) writeIndex() error {
 	if err := w.put(pre, head); err != nil {
 		return err
 	}
-	var werr error
-	w.eachSection(b, func(s []byte) {
-		if werr == nil {
-			werr = w.put(s)
-		}
-	}, &sec)
-	if werr != nil {
-		return werr
+	if err := w.eachSection(b, func(s []byte) error { return w.put(s) }, &sec); err != nil {
+		return err
 	}
 	foot := binary.LittleEndian.AppendUint32(nil, crc)
 	foot = binary.LittleEndian.AppendUint64(foot, uint64(indexOff))
@@ -554,7 +565,8 @@ func (w *Writer) writeIndex() error {
 	}
 	w.stats.IndexBytes = 8 + size
 	w.written += w.stats.IndexBytes
-	w.entries, w.filters, w.frefs = nil, nil, nil
+	w.entries, w.frefs = nil, nil
+	w.filters.close()
 	return nil
 }
 
@@ -570,20 +582,28 @@ func (w *Writer) put(parts ...[]byte) error {
 
 // eachSection builds the 2^b sections of the held filters in order, each in
 // *buf, and hands each to fn.
-func (w *Writer) eachSection(b uint, fn func([]byte), buf *[]byte) {
+func (w *Writer) eachSection(b uint, fn func([]byte) error, buf *[]byte) error {
 	cur := make([]filterCursor, len(w.frefs))
 	for i, f := range w.frefs {
-		cur[i] = filterCursor{r: bitReader{f: w.filters[f.off : f.off+f.n]}, n: f.keys, p: f.p}
+		cur[i] = filterCursor{off: f.off, end: f.off + int64(f.n), n: f.keys, p: f.p}
 	}
+	var chunk []byte
+	var vs []uint64
 	for r := uint64(0); r < 1<<b; r++ {
 		s := (*buf)[:0]
 		for i, f := range w.frefs {
 			m := filterRange(f.keys, f.p)
-			s = cur[i].take(s, partStart(r, m, b), partStart(r+1, m, b))
+			var err error
+			if s, err = cur[i].take(&w.filters, s, partStart(r, m, b), partStart(r+1, m, b), &chunk, &vs); err != nil {
+				return err
+			}
 		}
 		*buf = s
-		fn(s)
+		if err := fn(s); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // TOffset is the number of bytes of T written so far: the T offset of the
