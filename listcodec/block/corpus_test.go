@@ -142,11 +142,23 @@ func TestCorpus(t *testing.T) {
 		}
 		f := checkByIndex(t, file, data)
 		fp := checkKeys(t, f, recs)
+		checkIndexShare(t, f, st, DefaultIndexShare)
 		f.Close()
 		if len(data) > 1<<20 {
 			t.Logf("%s: %d -> %d bytes, %d blocks, %d keys, index %d B (%.2f%%), false positives %.5f per block",
 				filepath.Base(path), len(data), st.Total(), st.Blocks, st.Keys, st.IndexBytes, 100*float64(st.IndexBytes)/float64(st.Total()), fp)
 		}
+	}
+}
+
+// checkIndexShare checks the index against its budget: share of the
+// block frames, plus the fixed fields of each block, the head's own fields
+// and the sections' descriptors (FORMAT.md §6.4).
+func checkIndexShare(tb testing.TB, f *File, st Stats, share float64) {
+	tb.Helper()
+	limit := share*float64(st.FrameBytes) + 24*float64(st.Blocks) + 64 + 6*float64(int(1)<<f.partBits)
+	if float64(st.IndexBytes) > limit {
+		tb.Fatalf("index of %d bytes over %.0f (%d blocks, %d frame bytes, %d sections)", st.IndexBytes, limit, st.Blocks, st.FrameBytes, 1<<f.partBits)
 	}
 }
 

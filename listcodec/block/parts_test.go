@@ -16,7 +16,10 @@ import (
 func partedFile(tb testing.TB) ([]byte, []byte, []record) {
 	tb.Helper()
 	t, recs := randomStream(21, 20000, 40)
-	file, _ := writeRecords(tb, t, recs, nil, Options{BlockSize: 64 << 10, IndexShare: 0.2})
+	file, st := writeRecords(tb, t, recs, nil, Options{BlockSize: 64 << 10, IndexShare: 0.2})
+	f := openFile(tb, file)
+	checkIndexShare(tb, f, st, 0.2)
+	f.Close()
 	return file, t, recs
 }
 

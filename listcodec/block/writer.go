@@ -132,7 +132,7 @@ type Writer struct {
 	out       io.Writer
 	written   int64
 	entries   []BlockInfo // so far, without their filters
-	headBytes int         // their length in the index
+	headBytes int         // what they and their cells' counts take in the index (an upper bound)
 	filters   heldFilters // the blocks' filters, one after another
 	frefs     []fref      // where each filter lies in filters
 	prevInput int64
@@ -454,7 +454,8 @@ func (w *Writer) writeBlock(j *wjob) error {
 		b.Keys, b.p, b.filter, w.vs = buildFilter(j.hashes, max(allow, 0), w.vs)
 	}
 	b.State = j.state
-	w.headBytes += entry
+	w.headBytes += fixed // the cells' counts stand in the sections, but count here
+	w.stats.FilterBytes += int64(len(b.filter))
 	if len(b.filter) > 0 {
 		off, err := w.filters.add(b.filter)
 		if err != nil {
@@ -464,7 +465,6 @@ func (w *Writer) writeBlock(j *wjob) error {
 		b.filter = nil
 	}
 	w.entries = append(w.entries, b)
-	w.stats.FilterBytes += int64(len(b.filter))
 	if b.First >= 0 {
 		w.prevInput = b.Input
 	}
