@@ -20,13 +20,16 @@ import (
 const hostileBound = 24 << 20
 
 // smallFile is a valid file with a dictionary, a few dozen 4 KiB blocks,
-// records that straddle blocks, and keys.
+// records that straddle blocks, and keys in filters.
 func smallFile(tb testing.TB) (file, t []byte, recs []record, dict []byte) {
 	tb.Helper()
 	t, recs = randomStream(11, 400, 600)
 	samples := trainSamples(t, recs, 256<<10)
 	d, _ := trainRdbz(tb, samples, 8<<10, zstd.SpeedDefault)
-	file, _ = writeRecords(tb, t, recs, d, Options{BlockSize: 4 << 10})
+	// 4 KiB blocks compress to about 1.5 KiB: at the default 1% share their
+	// entries and cells' counts leave no room for filters, which the
+	// hostile cases need.
+	file, _ = writeRecords(tb, t, recs, d, Options{BlockSize: 4 << 10, IndexShare: 0.05})
 	return file, t, recs, d
 }
 
