@@ -24,22 +24,14 @@ type heldFilters struct {
 	f       *os.File
 	n       int64 // bytes held
 	spillAt int
+	inMem   bool // no temporary file could be had: all in memory
 }
 
 // add appends a filter and returns its offset.
 func (h *heldFilters) add(p []byte) (int64, error) {
 	off := h.n
-	if h.f == nil && len(h.mem)+len(p) > h.spillAt {
-		f, err := os.CreateTemp("", "rdbz-index-*")
-		if err != nil {
-			return 0, fmt.Errorf("rdbz format 2: hold the index's filters: %w", err)
-		}
-		os.Remove(f.Name()) // kept open: gone when closed, or when the process ends
-		if _, err := f.Write(h.mem); err != nil {
-			f.Close()
-			return 0, fmt.Errorf("rdbz format 2: hold the index's filters: %w", err)
-		}
-		h.f, h.mem = f, nil
+	if h.f == nil && !h.inMem && len(h.mem)+len(p) > h.spillAt {
+		h.spill()
 	}
 	if h.f != nil {
 		if _, err := h.f.Write(p); err != nil {
@@ -50,6 +42,25 @@ func (h *heldFilters) add(p []byte) (int64, error) {
 	}
 	h.n += int64(len(p))
 	return off, nil
+}
+
+// spill moves the filters to a temporary file. Where none can be made or
+// written (no writable temporary directory), they stay in memory, as they
+// did before there was a file: compress still works, its memory then grows
+// by 1% of its output.
+func (h *heldFilters) spill() {
+	f, err := os.CreateTemp("", "rdbz-index-*")
+	if err != nil {
+		h.inMem = true
+		return
+	}
+	os.Remove(f.Name()) // kept open: gone when closed, or when the process ends
+	if _, err := f.Write(h.mem); err != nil {
+		f.Close()
+		h.inMem = true
+		return
+	}
+	h.f, h.mem = f, nil
 }
 
 // readAt reads held bytes at off into p (p no longer than what is held

@@ -348,3 +348,17 @@ func TestCursorLongValues(t *testing.T) {
 		}
 	}
 }
+
+// TestSpillWithoutTempDir: with no temporary directory to write to, the
+// filters stay in memory and the file is the same.
+func TestSpillWithoutTempDir(t *testing.T) {
+	data, recs := randomStream(42, 3000, 40)
+	opt := Options{BlockSize: 16 << 10, IndexShare: 0.2}
+	mem, _ := writeRecords(t, data, recs, nil, opt)
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "absent"))
+	opt.SpillAt = 1
+	got, _ := writeRecords(t, data, recs, nil, opt)
+	if !bytes.Equal(got, mem) {
+		t.Fatal("the file differs")
+	}
+}
