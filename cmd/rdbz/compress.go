@@ -21,7 +21,7 @@ const compressHeadroom = 24 << 20
 func flowFlags() []cli.Flag {
 	d := listcodec.DefaultFlow()
 	return append(outputFlags(),
-		&cli.IntFlag{Name: "workers", Aliases: []string{"T"}, Value: d.Workers, DefaultText: "one per CPU", Usage: "node workers (0: one per CPU)", Action: inRange("workers", 0, 1024)},
+		&cli.IntFlag{Name: "workers", Aliases: []string{"T"}, Value: d.Workers, DefaultText: "one per CPU", Usage: "worker goroutines: format 2 blocks (de)compressed at once, format 1 list nodes (0: one per CPU)", Action: inRange("workers", 0, 1024)},
 		capFlag(),
 		&cli.Int64Flag{Name: "queue-bytes", Value: d.QueueBytes, Usage: "bytes in flight between reader, workers and writer", Action: atLeast[int64]("queue-bytes", 64<<10)},
 		&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept an input whose CRC64 does not match"},
