@@ -77,13 +77,16 @@ func Decompress(dst io.Writer, src io.Reader, opt DecompressOptions) (*Stats, er
 // nodes into each other (ToLZF, ToRaw) or copies it unchanged (ToOriginal).
 // Cancelling ctx stops it with ctx's error.
 func DecompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt DecompressOptions) (*Stats, error) {
-	src, two := sniff(src)
-	out := newWrapped(dst)
-	if two {
-		return decompress2(ctx, out, src, opt)
-	}
 	start := time.Now()
 	st := &Stats{}
+	kind, src, err := Peek(src)
+	if err != nil {
+		return st, err
+	}
+	out := newWrapped(dst)
+	if kind == KindFormat2 {
+		return decompress2(ctx, out, src, opt)
+	}
 	if err := out.start(opt, nil); err != nil { // a format-1 file records no envelope
 		return st, err
 	}
@@ -95,6 +98,10 @@ func DecompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt De
 	t.h = d
 	if err = t.run(); err == nil {
 		err = out.close(st)
+	}
+	st.Format = d.format
+	if n := len(d.dicts) - len(opt.Dicts); n > 0 { // embedded ones
+		st.DictID, st.DictBytes = d.dicts[len(opt.Dicts)].ID, len(d.dicts[len(opt.Dicts)].Bytes)
 	}
 	st.Elapsed = time.Since(start)
 	return st, err

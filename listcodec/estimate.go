@@ -97,7 +97,7 @@ func (e *Format2Estimate) Result() (*Format2Prediction, error) {
 	}
 	st := e.st
 	return &Format2Prediction{Bytes: st.BytesOut, SampledT: st.Sampled, TBytes: st.T.TBytes,
-		Exact: st.Copied || st.Sampled >= st.T.TBytes, Level: ZstdLevel(st.Level), DictBytes: st.DictBytes}, nil
+		Exact: st.Sampled >= st.T.TBytes, Level: ZstdLevel(st.Level), DictBytes: st.DictBytes}, nil
 }
 
 // Close stops the estimate without a result.

@@ -1,7 +1,6 @@
 package listcodec
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -60,7 +59,8 @@ func decompress2(ctx context.Context, out *wrapped, src io.Reader, opt Decompres
 	ds, err := format2.Decompress(ctx, out, src, format2.DecompressOptions{To: to, Workers: flow.Workers,
 		Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum,
 		Header: func(h block.Header) error { return out.start(opt, h.Source) }})
-	st := &Stats{BytesIn: ds.BytesIn, BytesOut: ds.BytesOut, Format2Decompress: ds}
+	st := &Stats{BytesIn: ds.BytesIn, BytesOut: ds.BytesOut, Format2Decompress: ds,
+		Format: fmt.Sprintf("%d.%d", block.VersionMajor, ds.Header.Minor), DictID: ds.Header.DictID, DictBytes: len(ds.Header.Dict)}
 	if err == nil {
 		err = out.close(st)
 	}
@@ -68,38 +68,3 @@ func decompress2(ctx context.Context, out *wrapped, src io.Reader, opt Decompres
 	return st, err
 }
 
-// sniff returns a reader of src and whether src is a format-2 file.
-func sniff(src io.Reader) (io.Reader, bool) {
-	br := bufio.NewReaderSize(src, 64<<10)
-	p, _ := br.Peek(len(format2.Magic))
-	return br, format2.IsFormat2(p)
-}
-
-// Original returns a reader of the RDB that src stands for, whatever src
-// is: an rdbz file of format 2 or 1.x (turned back into its source, or
-// the target opt.To says) or an ordinary RDB (given back as it is with
-// ToOriginal). It is the one way every reader of rdbz files (info,
-// analyze, verify, convert) gets at the RDB inside: never in an envelope
-// (opt.Envelope is EnvelopeNone; a VKCS input is read as its inner RDB).
-// The work runs on its own goroutines; an error ends the stream as the
-// reader's error. Close the reader to stop it early.
-func Original(ctx context.Context, src io.Reader, opt DecompressOptions) io.ReadCloser {
-	opt.Envelope = EnvelopeNone
-	ctx, cancel := context.WithCancel(ctx)
-	pr, pw := io.Pipe()
-	go func() {
-		_, err := DecompressContext(ctx, pw, src, opt)
-		pw.CloseWithError(err)
-	}()
-	return &originalReader{PipeReader: pr, cancel: cancel}
-}
-
-type originalReader struct {
-	*io.PipeReader
-	cancel context.CancelFunc
-}
-
-func (o *originalReader) Close() error {
-	o.cancel()
-	return o.PipeReader.CloseWithError(context.Canceled)
-}

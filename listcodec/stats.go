@@ -27,6 +27,9 @@ type Stats struct {
 	DictID        uint32
 	DictBytes     int
 	Note          string // why the input was copied unchanged, when it was
+	// Format is the rdbz format version Decompress read ("1.1", "2.1",
+	// ...; "" for an RDB).
+	Format string
 	Elapsed       time.Duration
 	// Format2 is what a format-2 Compress did (nil for format 1).
 	Format2 *format2.Stats

@@ -154,6 +154,10 @@ type Reader struct {
 	// Options.Keep has not decided on, or has kept but Next has not
 	// returned yet (keep.go).
 	held appender
+	// heldOrig is, when the sink keeps the original apart (altSink), the
+	// original form of what held holds (heldAlt).
+	heldOrig appender
+	heldAlt  bool
 	// release: held goes on to the sink at the next read (releaseHeld): an
 	// AUX record not dropped, or the records of a key whose read failed.
 	release bool
@@ -372,8 +376,11 @@ func (r *Reader) readHeldAux() error {
 	if err != nil {
 		return r.fail("write", err)
 	}
-	r.held = r.held[:0]
+	r.held, r.heldOrig = r.held[:0], r.heldOrig[:0]
 	r.in.out = &r.held
+	if _, r.heldAlt = r.sink.(altSink); r.heldAlt {
+		r.in.out = &splitHold{out: &r.held, orig: &r.heldOrig}
+	}
 	k, err := r.readOpcode(OpAux)
 	if err == nil {
 		err = r.in.flush()
@@ -404,11 +411,34 @@ func (r *Reader) releaseHeld() error {
 	if r.in.out == nil {
 		return nil
 	}
+	if a, ok := r.in.out.(altSink); ok && r.heldAlt {
+		// Each side in its order: the output and the original are two
+		// streams.
+		if err := a.WriteOut(r.held); err != nil {
+			return r.fail("write", &sinkError{err})
+		}
+		if err := a.WriteOrig(r.heldOrig); err != nil {
+			return r.fail("write", &sinkError{err})
+		}
+		return nil
+	}
 	if _, err := r.in.out.Write(r.held); err != nil {
 		return r.fail("write", &sinkError{err})
 	}
 	return nil
 }
+
+// splitHold holds back bytes for an altSink: the output's and the
+// original's forms apart.
+type splitHold struct{ out, orig *appender }
+
+func (h *splitHold) Write(p []byte) (int, error) {
+	h.out.Write(p)
+	return h.orig.Write(p)
+}
+
+func (h *splitHold) WriteOut(p []byte) error  { _, err := h.out.Write(p); return err }
+func (h *splitHold) WriteOrig(p []byte) error { _, err := h.orig.Write(p); return err }
 
 func (r *Reader) readKey(op byte) error {
 	if !r.fixed {

@@ -38,6 +38,8 @@ const (
 	opBegin opKind = iota // Begin: key at buf[a:b] (a < 0: none), input offset
 	opBytes               // Write(buf[a:b])
 	opLZF                 // a string to rewrite: prefix buf[a:m], payload buf[m:b]
+	opOut                 // WriteOut(buf[a:b]): the output's form of a string
+	opOrig                // WriteOrig(buf[a:b]): the original's form of it
 )
 
 type tOp struct {
@@ -47,6 +49,7 @@ type tOp struct {
 	ulen    int   // opLZF: its decoded length
 	ka, kb  int   // opLZF: its record's key in buf (ka < 0: none)
 	ra, rb  int   // opLZF: what replaces it, in res (set by a worker)
+	oa, ob  int   // opLZF with mode.shadow: its original form in res (oa < 0: buf[a:b])
 	enc     Enc
 }
 
@@ -152,6 +155,28 @@ func (p *tpipe) Write(q []byte) (int, error) {
 	}
 	b.weight += int64(len(q))
 	return len(q), p.maybeSeal()
+}
+
+// WriteOut passes on bytes of the output only (altSink).
+func (p *tpipe) WriteOut(q []byte) error { return p.writeAlt(opOut, q) }
+
+// WriteOrig passes on bytes of the original only (altSink).
+func (p *tpipe) WriteOrig(q []byte) error { return p.writeAlt(opOrig, q) }
+
+func (p *tpipe) writeAlt(kind opKind, q []byte) error {
+	if p.direct {
+		a := p.dst.(altSink)
+		if kind == opOut {
+			return a.WriteOut(q)
+		}
+		return a.WriteOrig(q)
+	}
+	b := p.cur
+	a := len(b.buf)
+	b.buf = append(b.buf, q...)
+	b.ops = append(b.ops, tOp{kind: kind, a: a, b: len(b.buf)})
+	b.weight += int64(len(q))
+	return p.maybeSeal()
 }
 
 // take takes a string of a value (its encoding, prefix and payload, its
@@ -276,7 +301,35 @@ func (p *tpipe) run(b *tBatch, s *strWork) {
 		b.res = append(append(b.res, head...), body...)
 		op.rb = len(b.res)
 		b.st.TBytes += int64(op.rb - op.ra)
+		if p.mode.shadow {
+			if err := p.original(b, op, s); err != nil {
+				b.err = &Error{Offset: op.input, Version: p.version, What: "value", Err: err}
+				return
+			}
+		}
 	}
+}
+
+// original puts the original form of op's string (rewritten into
+// res[ra:rb]) in res[oa:ob], or sets oa < 0 when it is buf[a:b].
+func (p *tpipe) original(b *tBatch, op *tOp, s *strWork) error {
+	out := b.res[op.ra:op.rb]
+	switch {
+	case op.enc != EncT:
+		op.oa = -1 // T's bytes are the original's
+		return nil
+	case len(out) > 0 && out[0] == 0xC0|encLZF:
+		op.oa, op.ob = op.ra, op.rb // encoded as the original already
+		return nil
+	}
+	oh, ob, err := s.original(op.enc, b.buf[op.a:op.m], b.buf[op.m:op.b], nil, nil, nil)
+	if err != nil {
+		return err
+	}
+	op.oa = len(b.res)
+	b.res = append(append(b.res, oh...), ob...)
+	op.ob = len(b.res)
+	return nil
 }
 
 // tkeyName is the key of a TKey.
@@ -328,13 +381,34 @@ func (p *tpipe) replay(b *tBatch) error {
 		case opBytes:
 			_, err = p.dst.Write(b.buf[op.a:op.b])
 		case opLZF:
-			_, err = p.dst.Write(b.res[op.ra:op.rb])
+			err = p.replayString(b, op)
+		case opOut:
+			err = p.dst.(altSink).WriteOut(b.buf[op.a:op.b])
+		case opOrig:
+			err = p.dst.(altSink).WriteOrig(b.buf[op.a:op.b])
 		}
 		if err != nil {
 			return fmt.Errorf("rdb: writing output: %w", err)
 		}
 	}
 	return nil
+}
+
+// replayString passes on a rewritten string, and its original form to a
+// shadow sum.
+func (p *tpipe) replayString(b *tBatch, op tOp) error {
+	if !p.mode.shadow {
+		_, err := p.dst.Write(b.res[op.ra:op.rb])
+		return err
+	}
+	a := p.dst.(altSink)
+	if err := a.WriteOut(b.res[op.ra:op.rb]); err != nil {
+		return err
+	}
+	if op.oa < 0 {
+		return a.WriteOrig(b.buf[op.a:op.b])
+	}
+	return a.WriteOrig(b.res[op.oa:op.ob])
 }
 
 func (s *TStats) add(o TStats) {
@@ -351,6 +425,8 @@ type strWork struct {
 	enc       lzf.Encoder
 	dec, lzf  []byte
 	headBytes [24]byte // a prefix: the encoding byte and two lengths of ≤ 9
+	// orig, origHead: a 0xC5 string's original form (original)
+	orig, origHead []byte
 }
 
 // rewrite returns what goes in place of a string (encoding enc, prefix
@@ -392,6 +468,30 @@ func (s *strWork) rewrite(m mode, enc Enc, hold, p []byte, ulen int, st *TStats)
 		}
 	}
 	return AppendStringHead(h, EncLZF, 0, uint64(len(s.lzf)), uint64(len(dec))), s.lzf, dec, nil
+}
+
+// original returns the form a string rewritten by a decoding mode has in
+// the file T stands for (what TargetOriginal writes): T's own bytes,
+// hold and p, but for a 0xC5 string, whose original is its decoded bytes
+// LZF-encoded — out (head, body) itself when the rewrite made that
+// already (TargetLZF), else encoded here. dec is the decoded string (nil
+// or empty: p, for a 0xC5 string).
+func (s *strWork) original(enc Enc, hold, p, dec, head, body []byte) ([]byte, []byte, error) {
+	if enc != EncT {
+		return hold, p, nil
+	}
+	if len(dec) == 0 {
+		dec = p
+	}
+	if len(head) > 0 && head[0] == 0xC0|encLZF {
+		return head, body, nil
+	}
+	var ok bool
+	if s.orig, ok = s.enc.Encode(s.orig[:0], dec, len(dec)+len(dec)/32+8); !ok {
+		return nil, nil, fmt.Errorf("%w: 0xC5 string does not LZF-encode", ErrCorrupt)
+	}
+	s.origHead = AppendStringHead(s.origHead[:0], EncLZF, 0, uint64(len(s.orig)), uint64(len(dec)))
+	return s.origHead, s.orig, nil
 }
 
 // faithful reports whether hold, comp is what Redis's LZF encoder makes of

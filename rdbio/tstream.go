@@ -271,9 +271,17 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 	if err != nil {
 		return 0, err
 	}
+	sink := &decodeSink{w: w}
+	if target != TargetOriginal && opt.Keep == nil && r.hdr.HasChecksum() {
+		// The output's strings are not T's: the CRC-64 T's trailer holds
+		// is summed over the file T stands for, beside the output.
+		sink.orig = crc64.New()
+		sink.orig.Write([]byte(r.hdr.Magic))
+		r.in.rw.shadow = true
+	}
 	// The strings to LZF-encode are done on worker goroutines, the Writer
 	// (and its CRC) on another: the pipe is drained before the trailer.
-	pipe := newTPipe(writerSink{w}, r.in.rw.mode, r.hdr.Version)
+	pipe := newTPipe(sink, r.in.rw.mode, r.hdr.Version)
 	err = passRecords(r, pipe)
 	if e := pipe.close(err == nil); e != nil {
 		err = e
@@ -282,12 +290,12 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 		return w.Written(), err
 	}
 	stored := r.crcGot
+	if err := checkTrailer(r, sink, target, ignore); err != nil {
+		return w.Written(), err
+	}
 	switch {
 	case !r.hdr.HasChecksum():
 	case target == TargetOriginal && r.left.Bytes == 0:
-		if got := crc64.Update(w.crc.Sum64(), []byte{OpEOF}); stored != 0 && got != stored && !ignore {
-			return w.Written(), r.failAt(r.in.offset()-8, "checksum", fmt.Errorf("%w: the trailer says %016x, the restored file gives %016x", ErrChecksum, stored, got))
-		}
 		w.SetTrailer(TrailerValue(stored))
 	case stored == 0:
 		w.SetTrailer(TrailerZero)
@@ -299,6 +307,94 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 		return w.Written(), fmt.Errorf("copy bytes after the trailer: %w", err)
 	}
 	return w.Written(), w.Flush()
+}
+
+// checkTrailer compares the CRC-64 T's trailer holds (unless it is 0, or
+// a filter left records out) with that of the file T stands for: what
+// DecodeT wrote with TargetOriginal, else the shadow sum of the sink. So
+// that T's blocks swapped or altered, whatever the target, is an error.
+func checkTrailer(r *Reader, sink *decodeSink, target Target, ignore bool) error {
+	stored := r.crcGot
+	if !r.hdr.HasChecksum() || stored == 0 || r.left.Bytes != 0 || ignore {
+		return nil
+	}
+	var got uint64
+	switch {
+	case target == TargetOriginal:
+		got = crc64.Update(sink.w.crc.Sum64(), []byte{OpEOF})
+	case sink.orig != nil:
+		got = crc64.Update(sink.orig.Sum64(), []byte{OpEOF})
+	default:
+		return nil
+	}
+	if got == stored {
+		return nil
+	}
+	return r.failAt(r.in.offset()-8, "checksum", fmt.Errorf("%w: the trailer says %016x, the file restored from T gives %016x", ErrChecksum, stored, got))
+}
+
+// decodeSink is DecodeT's TSink: the Writer, and the CRC-64 of the file
+// T stands for (orig, nil when the output is that file) beside it.
+type decodeSink struct {
+	w    *Writer
+	orig *crc64.Digest
+}
+
+func (d *decodeSink) Begin([]byte, int64) error { return nil }
+
+// Write writes bytes that are the same in the output and the original.
+func (d *decodeSink) Write(p []byte) (int, error) {
+	if d.orig != nil {
+		d.orig.Write(p)
+	}
+	return d.w.Write(p)
+}
+
+// WriteOut writes bytes of the output that stand for others in the
+// original (given to WriteOrig).
+func (d *decodeSink) WriteOut(p []byte) error {
+	_, err := d.w.Write(p)
+	return err
+}
+
+// WriteOrig sums bytes of the original that the output holds in another
+// form.
+func (d *decodeSink) WriteOrig(p []byte) error {
+	if d.orig != nil {
+		d.orig.Write(p)
+	}
+	return nil
+}
+
+// altSink is a sink that tells the output from the original, for the
+// strings a rewrite changes (decodeSink, and the tpipe in front of one).
+type altSink interface {
+	WriteOut(p []byte) error
+	WriteOrig(p []byte) error
+}
+
+// sendAlt writes a string's replacement (head, body) to the sink, and its
+// original form (orig...) to the shadow sum when the sink keeps one.
+func sendAlt(sink io.Writer, head, body []byte, orig ...[]byte) error {
+	a, ok := sink.(altSink)
+	if !ok {
+		return (&rewrite{}).send(sink, head, body)
+	}
+	for _, p := range [][]byte{head, body} {
+		if len(p) > 0 {
+			if err := a.WriteOut(p); err != nil {
+				return &sinkError{err}
+			}
+		}
+	}
+	for _, p := range orig {
+		if len(p) > 0 {
+			if err := a.WriteOrig(p); err != nil {
+				return &sinkError{err}
+			}
+		}
+	}
+	return nil
 }
 
 // newTReader is a Reader of the T stream src whose strings are stored as
@@ -315,10 +411,7 @@ func newTReader(src io.Reader, target Target, opt Options) (*Reader, error) {
 	return r, nil
 }
 
-// writerSink is a TSink of an io.Writer: records are not told apart.
-type writerSink struct{ io.Writer }
 
-func (writerSink) Begin([]byte, int64) error { return nil }
 
 // rewrite is the string rewrite of a T stream, on the input's string
 // decoder: toT turns faithful LZF strings into 0xC5 ones; otherwise the
@@ -340,6 +433,10 @@ type rewrite struct {
 type mode struct {
 	toT    bool
 	target Target
+	// shadow: the sink also sums the original form of each string it
+	// rewrites (altSink), T's 0xC5 strings LZF-encoded as --to original
+	// writes them.
+	shadow bool
 }
 
 // costly tells whether rewriting a string of encoding enc takes an LZF
@@ -431,6 +528,13 @@ func (w *rewrite) string(in *input) (strHead, error) {
 	if err != nil {
 		return strHead{}, fmt.Errorf("%w (string at offset %d)", err, start)
 	}
+	if w.shadow {
+		oh, ob, err := w.work.original(h.enc, w.hold, w.comp, dec, head, body)
+		if err != nil {
+			return strHead{}, fmt.Errorf("%w (string at offset %d)", err, start)
+		}
+		return strHead{enc: EncRaw, ulen: uint64(len(dec)), done: true, data: dec}, sendAlt(sink, head, body, oh, ob)
+	}
 	return strHead{enc: EncRaw, ulen: uint64(len(dec)), done: true, data: dec}, w.send(sink, head, body)
 }
 
@@ -438,7 +542,7 @@ func (w *rewrite) string(in *input) (strHead, error) {
 // raw), decoding it as it is read: its prefix is read, its payload not.
 func (w *rewrite) streamRaw(in *input, sink io.Writer, h strHead) (strHead, error) {
 	var head [10]byte
-	if err := w.send(sink, AppendLen(head[:0], h.ulen), nil); err != nil {
+	if err := sendAlt(sink, AppendLen(head[:0], h.ulen), nil, w.hold); err != nil {
 		return strHead{}, err
 	}
 	if t, ok := sink.(stringTaker); ok {
@@ -447,7 +551,14 @@ func (w *rewrite) streamRaw(in *input, sink io.Writer, h strHead) (strHead, erro
 		}
 	}
 	in.out = nil
-	n, err := io.Copy(sinkWriter{sink}, lzf.NewReader(&inputReader{in: in, left: h.size}, int64(h.ulen)))
+	var comp io.Reader = &inputReader{in: in, left: h.size}
+	var out io.Writer = sinkWriter{sink}
+	if a, ok := sink.(altSink); ok && w.shadow {
+		// The stored LZF bytes are the original's, the decoded ones
+		// the output's.
+		comp, out = io.TeeReader(comp, origWriter{a}), outWriter{a}
+	}
+	n, err := io.Copy(out, lzf.NewReader(comp, int64(h.ulen)))
 	if err == nil {
 		err = in.flush()
 	}
@@ -460,6 +571,15 @@ func (w *rewrite) streamRaw(in *input, sink io.Writer, h strHead) (strHead, erro
 	}
 	return strHead{enc: EncRaw, ulen: h.ulen, done: true}, nil
 }
+
+// origWriter and outWriter write to one side of an altSink.
+type origWriter struct{ a altSink }
+
+func (o origWriter) Write(p []byte) (int, error) { return len(p), o.a.WriteOrig(p) }
+
+type outWriter struct{ a altSink }
+
+func (o outWriter) Write(p []byte) (int, error) { return len(p), o.a.WriteOut(p) }
 
 // inputReader reads the next left bytes of an input.
 type inputReader struct {

@@ -255,3 +255,87 @@ func TestTOverCapToRaw(t *testing.T) {
 		t.Fatalf("raw output %d bytes, want the string raw (%d bytes before the trailer)", len(got), len(want))
 	}
 }
+
+// TestTAlteredEveryTarget: a T stream that still parses but is not the
+// one its trailer sums — a byte of a decoded LZF string changed, or two
+// records of equal length swapped, as swapped blocks of equal size would
+// — is a checksum error for every target, not only TargetOriginal (whose
+// output is the file the trailer sums; the others sum it on the side).
+func TestTAlteredEveryTarget(t *testing.T) {
+	src, err := os.ReadFile("../testdata/small.rdb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tb tbuf
+	if _, err := EncodeT(&tb, bytes.NewReader(src), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	clean := tb.Bytes()
+	i := bytes.Index(clean, []byte{0xC0 | EncodingT, 0})
+	if i < 0 {
+		t.Fatal("no 0xC5 string in small.rdb's T")
+	}
+	flipped := bytes.Clone(clean)
+	flipped[i+5] ^= 0x20 // inside the decoded bytes of the string
+	var two tbuf
+	if _, err := EncodeT(&two, bytes.NewReader(twoKeys(t)), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	swapped := swapEqualRecords(t, two.Bytes(), two.starts)
+	for name, tt := range map[string][]byte{"flipped": flipped, "swapped": swapped} {
+		for _, target := range []Target{TargetOriginal, TargetRaw, TargetLZF} {
+			_, err := DecodeT(io.Discard, bytes.NewReader(tt), target, Options{})
+			if !errors.Is(err, ErrChecksum) {
+				t.Errorf("%s T, %v: %v; want a checksum error", name, target, err)
+			}
+			if _, err := DecodeT(io.Discard, bytes.NewReader(tt), target, Options{IgnoreChecksum: true}); err != nil {
+				t.Errorf("%s T, %v, checksum ignored: %v", name, target, err)
+			}
+		}
+	}
+	for _, target := range []Target{TargetOriginal, TargetRaw, TargetLZF} {
+		if _, err := DecodeT(io.Discard, bytes.NewReader(clean), target, Options{}); err != nil {
+			t.Errorf("clean T, %v: %v", target, err)
+		}
+	}
+}
+
+// twoKeys is an RDB of two string keys of equal lengths.
+func twoKeys(t *testing.T) []byte {
+	var b bytes.Buffer
+	w, err := NewWriter(&b, Header{Magic: "REDIS0009", Version: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte{OpSelectDB, 0})
+	for _, kv := range []string{"k1", "v1", "k2", "v2"} {
+		if kv[0] == 'k' {
+			w.Write([]byte{0})
+		}
+		w.WriteString([]byte(kv))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	w.Flush()
+	return b.Bytes()
+}
+
+// swapEqualRecords swaps two different key records of T of the same
+// length, a T that still parses.
+func swapEqualRecords(t *testing.T, tt []byte, starts []int64) []byte {
+	t.Helper()
+	for a := 1; a+1 < len(starts); a++ {
+		for b := a + 1; b+1 < len(starts); b++ {
+			ra, rb := tt[starts[a]:starts[a+1]], tt[starts[b]:starts[b+1]]
+			if len(ra) == len(rb) && ra[0] == rb[0] && ra[0] < 20 && !bytes.Equal(ra, rb) {
+				out := bytes.Clone(tt)
+				copy(out[starts[a]:], rb)
+				copy(out[starts[b]:], ra)
+				return out
+			}
+		}
+	}
+	t.Fatal("no two key records of equal length")
+	return nil
+}

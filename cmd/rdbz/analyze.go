@@ -40,11 +40,14 @@ func runAnalyze(c *cli.Context) error {
 	if c.NArg() > 1 {
 		return runAnalyzeMany(c, ro)
 	}
-	in, err := openRDB(c.Context, c.Args().First())
+	path := c.Args().First()
+	prog := newProgress(c, "analyze")
+	defer prog.done()
+	in, err := openSource(path, prog.reader)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
+	defer in.close()
 	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"), PrefixDepth: c.Int("prefix-depth")}
 	keys, err := openKeys(c, c.Args().First(), false)
 	if err != nil {
@@ -54,8 +57,6 @@ func runAnalyze(c *cli.Context) error {
 	if keys != nil {
 		opt.Keys = keys.csv
 	}
-	prog := newProgress(c, "analyze")
-	defer prog.done()
 	if sb := c.Int64("sample-bytes"); sb > 0 && !c.Bool("no-whatif") {
 		co := listcodec.DefaultCompressOptions()
 		co.Train.SampleBytes = sb
@@ -65,20 +66,28 @@ func runAnalyze(c *cli.Context) error {
 		opt.WhatIf = &co
 		limitMemory(2*sb + whatIfHeadroom)
 	}
-	src := prog.reader(in)
+	src, err := in.rdb(c.Context, decodeOptions(c))
+	if err != nil {
+		return err
+	}
 	if opt.WhatIf != nil {
 		opt.Format2 = listcodec.NewFormat2Estimate(c.Context, *opt.WhatIf)
 		src = opt.Format2.Tee(src)
 	}
-	prog.phase("reading", inputSize(c.Args().First()))
+	prog.phase("reading", inputSize(path))
 	r, err := rdbio.NewReader(src, ro)
 	if err != nil {
-		return err
+		return in.fail(err)
 	}
 	rep, err := analyze.Analyze(r, opt)
 	if rep.Checksum == rdbio.ChecksumMismatch && err == nil {
 		err = fmt.Errorf("checksum mismatch")
 	}
+	if err == nil {
+		err = in.finish()
+		setContainer(rep, in)
+	}
+	err = in.fail(err)
 	prog.done()
 	if kerr := keys.finish(err); err == nil {
 		err = kerr
@@ -89,7 +98,7 @@ func runAnalyze(c *cli.Context) error {
 	case c.Bool("json"):
 		rerr = reportJSON(rep)
 	default:
-		rerr = report(func(w io.Writer) { printAnalysis(w, c.Args().First(), rep) })
+		rerr = report(func(w io.Writer) { printAnalysis(w, path, rep) })
 	}
 	if err == nil {
 		err = rerr
@@ -107,3 +116,17 @@ func analyzeRead(c *cli.Context) (rdbio.Options, error) {
 // training a dictionary on them (listcodec.BuildDict) holds up to about
 // 30 MiB (the d-mer hashes, tables and two encoders).
 const whatIfHeadroom = 40 << 20
+
+// setContainer puts what an rdbz input is, once read and checked, in its
+// analysis; an RDB's analysis keeps what its AUX fields said.
+func setContainer(a *analyze.Analysis, src *source) {
+	k := src.in.Container()
+	if k == nil {
+		return
+	}
+	a.Rdbz = analyze.RdbzInfo{Compressed: true, Format: k.Format, Dicts: []analyze.DictInfo{},
+		FileBytes: k.FileBytes, Blocks: k.Blocks, IndexBytes: k.IndexBytes}
+	if k.DictID != 0 {
+		a.Rdbz.Dicts = append(a.Rdbz.Dicts, analyze.DictInfo{ID: k.DictID, Bytes: k.DictBytes})
+	}
+}

@@ -64,23 +64,31 @@ func runAnalyzeMany(c *cli.Context, ro rdbio.Options) error {
 // analyzeOne analyzes one input; the analysis is nil when the input could
 // not be opened or is not an RDB file.
 func analyzeOne(c *cli.Context, name string, opt analyze.Options, ro rdbio.Options) (*analyze.Analysis, error) {
-	in, err := openRDB(c.Context, name)
+	prog := newProgress(c, "analyze "+name)
+	defer prog.done()
+	src, err := openSource(name, prog.reader)
 	if err != nil {
 		return nil, err
 	}
-	defer in.Close()
-	prog := newProgress(c, "analyze "+name)
-	defer prog.done()
+	defer src.close()
 	prog.phase("reading", inputSize(name))
-	r, err := rdbio.NewReader(prog.reader(in), ro)
+	in, err := src.rdb(c.Context, decodeOptions(c))
 	if err != nil {
 		return nil, err
+	}
+	r, err := rdbio.NewReader(in, ro)
+	if err != nil {
+		return nil, src.fail(err)
 	}
 	a, err := analyze.Analyze(r, opt)
 	if a.Checksum == rdbio.ChecksumMismatch && err == nil {
 		err = errors.New("checksum mismatch")
 	}
-	return a, err
+	if err == nil {
+		err = src.finish()
+		setContainer(a, src)
+	}
+	return a, src.fail(err)
 }
 
 // printCombined writes the report of several inputs for people.

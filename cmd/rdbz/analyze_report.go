@@ -55,7 +55,17 @@ func printAnalysis(w io.Writer, name string, a *analyze.Analysis) {
 		}
 		line("aux", x.Name+" = "+v)
 	}
-	if a.Rdbz.Compressed {
+	switch {
+	case a.Rdbz.FileBytes > 0:
+		d := fmt.Sprintf("format %s, %s: %s of the RDB below (checked whole)", a.Rdbz.Format, size(a.Rdbz.FileBytes), pct(a.Rdbz.FileBytes, a.Bytes))
+		if a.Rdbz.Blocks > 0 {
+			d += fmt.Sprintf(", %d blocks, index %s", a.Rdbz.Blocks, size(a.Rdbz.IndexBytes))
+		}
+		for _, x := range a.Rdbz.Dicts {
+			d += fmt.Sprintf(", dictionary %d (%s)", x.ID, size(int64(x.Bytes)))
+		}
+		line("rdbz", d)
+	case a.Rdbz.Compressed:
 		d := fmt.Sprintf("compressed (format %s), %d zstd nodes", a.Rdbz.Format, a.Rdbz.ZstdNodes)
 		for _, x := range a.Rdbz.Dicts {
 			d += fmt.Sprintf(", dictionary %d (%s)", x.ID, size(int64(x.Bytes)))
@@ -64,7 +74,7 @@ func printAnalysis(w io.Writer, name string, a *analyze.Analysis) {
 			d += fmt.Sprintf(", external dictionary %d", id)
 		}
 		line("rdbz", d)
-	} else {
+	default:
 		line("rdbz", "not compressed")
 	}
 	if u := a.Unwalked; u != nil {

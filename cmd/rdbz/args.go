@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -14,44 +15,51 @@ const completionFlag = "--generate-bash-completion"
 // command moved before the command's arguments, and the command's name
 // ("" when there is none). urfave/cli v2 stops reading flags at the first
 // argument; this lets them come anywhere, as with zstd and gzip:
-// rdbz compress dump.rdb -o out.rdbz.
-func reorderArgs(app *cli.App, args []string) ([]string, string) {
+// rdbz compress dump.rdb -o out.rdbz. A flag whose value is missing is a
+// usage error (see moveFlagsFirst).
+func reorderArgs(app *cli.App, args []string) ([]string, string, error) {
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if a == "--" || !strings.HasPrefix(a, "-") || a == "-" {
 			cmd := app.Command(a)
 			if cmd == nil {
-				return args, ""
+				return args, "", nil
 			}
 			rest := args[i+1:]
 			complete := len(rest) > 0 && rest[len(rest)-1] == completionFlag
 			if complete {
 				rest = rest[:len(rest)-1]
 			}
-			out := append(append([]string{}, args[:i+1]...), moveFlagsFirst(cmd.Flags, rest)...)
+			moved, err := moveFlagsFirst(cmd.Flags, rest)
+			if err != nil && !complete {
+				return nil, cmd.Name, err
+			}
+			out := append(append([]string{}, args[:i+1]...), moved...)
 			if complete {
 				out = append(out, completionFlag)
 			}
-			return out, cmd.Name
+			return out, cmd.Name, nil
 		}
 	}
-	return args, ""
+	return args, "", nil
 }
 
-// takesNext reports whether flag a takes the next argument as its value:
-// --name or -n of a flag that takes a value, or a cluster of short flags
-// (-qfo, as urfave's short option handling reads it) ending with one.
-func takesNext(a string, takesValue map[string]bool) bool {
+// takesNext reports whether flag a takes the next argument as its value,
+// and the name of the flag that does: --name or -n of a flag that takes a
+// value, or a cluster of short flags (-qfo, as urfave's short option
+// handling reads it) ending with one.
+func takesNext(a string, takesValue map[string]bool) (string, bool) {
 	name := strings.TrimLeft(a, "-")
 	switch {
 	case strings.Contains(name, "="):
-		return false
+		return "", false
 	case takesValue[name]:
-		return true
+		return name, true
 	case !strings.HasPrefix(a, "--") && len(name) > 1:
-		return takesValue[name[len(name)-1:]]
+		last := name[len(name)-1:]
+		return last, takesValue[last]
 	}
-	return false
+	return "", false
 }
 
 // moveFlagsFirst puts the flags of args (with their values) before the
@@ -61,15 +69,15 @@ func takesNext(a string, takesValue map[string]bool) bool {
 // --level=N where the command has --level, as zstd's -1 ... -19. A flag
 // the command does not define is kept as a flag without a value (urfave
 // reports it).
-func moveFlagsFirst(flags []cli.Flag, args []string) []string {
-	takesValue := map[string]bool{}
-	for _, f := range flags {
-		if d, ok := f.(cli.DocGenerationFlag); ok && d.TakesValue() {
-			for _, n := range f.Names() {
-				takesValue[n] = true
-			}
-		}
-	}
+//
+// A flag that takes a value never takes what was not meant as one: at
+// the end of the line, or before "--" or another flag, its value is
+// missing and that is a usage error (zstd's "missing argument"), so that
+// an empty $OUT in "rdbz decompress -f IN -o $OUT" cannot make IN the
+// output. "-" is a value (stdin or stdout); a negative number is one for
+// a numeric flag only (--workers -1 is then refused by its range).
+func moveFlagsFirst(flags []cli.Flag, args []string) ([]string, error) {
+	takesValue, numeric := valueFlags(flags)
 	var fl, pos []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -83,19 +91,58 @@ func moveFlagsFirst(flags []cli.Flag, args []string) []string {
 			fl = append(fl, "--level="+a[1:])
 		default:
 			fl = append(fl, a)
-			if takesNext(a, takesValue) && i+1 < len(args) {
-				i++
-				fl = append(fl, args[i])
+			name, takes := takesNext(a, takesValue)
+			if !takes {
+				continue
 			}
+			if i+1 == len(args) || !isValue(args[i+1], numeric[name]) {
+				return nil, usagef("flag needs an argument: %s (write --%s=VALUE for a value that starts with -)", a, name)
+			}
+			i++
+			fl = append(fl, args[i])
 		}
 	}
 	for _, p := range pos {
 		if strings.HasPrefix(p, "-") && p != "-" {
 			// An argument that looks like a flag stays one only after "--".
-			return append(append(fl, "--"), pos...)
+			return append(append(fl, "--"), pos...), nil
 		}
 	}
-	return append(fl, pos...)
+	return append(fl, pos...), nil
+}
+
+// valueFlags returns the names of the flags that take a value, and of
+// those whose value is a number.
+func valueFlags(flags []cli.Flag) (takesValue, numeric map[string]bool) {
+	takesValue, numeric = map[string]bool{}, map[string]bool{}
+	for _, f := range flags {
+		d, ok := f.(cli.DocGenerationFlag)
+		if !ok || !d.TakesValue() {
+			continue
+		}
+		num := false
+		switch f.(type) {
+		case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag, *cli.Float64Flag:
+			num = true
+		}
+		for _, n := range f.Names() {
+			takesValue[n], numeric[n] = true, num
+		}
+	}
+	return takesValue, numeric
+}
+
+// isValue reports whether next can be the value of a flag: anything that
+// does not look like a flag, "-", or a negative number for a numeric one.
+func isValue(next string, numeric bool) bool {
+	if next == "-" || !strings.HasPrefix(next, "-") {
+		return true
+	}
+	if !numeric {
+		return false
+	}
+	_, err := strconv.ParseFloat(next, 64)
+	return err == nil
 }
 
 // isLevel reports whether a is -N with N decimal digits (zstd's level

@@ -44,22 +44,35 @@ func mustRun(t *testing.T, args ...string) (string, string) {
 }
 
 func TestMoveFlagsFirst(t *testing.T) {
-	flags := compressCommand().Flags
+	flags := append(compressCommand().Flags, commonFlags()...)
 	for _, c := range []struct{ in, want []string }{
 		{[]string{"dump.rdb", "-o", "out"}, []string{"-o", "out", "dump.rdb"}},
 		{[]string{"dump.rdb", "--level", "3", "-f"}, []string{"--level", "3", "-f", "dump.rdb"}},
 		{[]string{"dump.rdb", "--level=3", "x"}, []string{"--level=3", "dump.rdb", "x"}},
 		{[]string{"--workers", "-1", "dump.rdb"}, []string{"--workers", "-1", "dump.rdb"}},
 		{[]string{"-", "-c"}, []string{"-c", "-"}},
+		{[]string{"-o", "-", "a"}, []string{"-o", "-", "a"}},
 		{[]string{"-o", "out", "--", "-dash.rdb", "-f"}, []string{"-o", "out", "--", "-dash.rdb", "-f"}},
 		{[]string{"a", "--no-such", "b"}, []string{"--no-such", "a", "b"}},
-		{[]string{"a", "-o"}, []string{"-o", "a"}},
 		{[]string{"a", "-qfo", "out", "-cf"}, []string{"-qfo", "out", "-cf", "a"}},
 		{[]string{"a", "-7", "-f"}, []string{"--level=7", "-f", "a"}},
 		{[]string{"-19", "a", "--workers", "-1"}, []string{"--level=19", "--workers", "-1", "a"}},
+		{[]string{"a", "--match=-x*"}, []string{"--match=-x*", "a"}},
 	} {
-		if got := moveFlagsFirst(flags, c.in); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
+		got, err := moveFlagsFirst(flags, c.in)
+		if err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%q: got %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	// A value flag at the end, or before another flag or "--", has lost
+	// its value: a usage error, never the next argument as its value.
+	for _, in := range [][]string{
+		{"a", "-o"}, {"a", "-f", "-o"}, {"-o", "-f", "a"}, {"-o", "--", "a"}, {"a", "-qfo"},
+		{"-qfo", "-c", "a"}, {"--output", "-q", "a"}, {"a", "--level"}, {"--level", "-q", "a"},
+		{"--match", "-x*", "a"}, {"-o", "-7", "a"}, {"a", "--workers"},
+	} {
+		if got, err := moveFlagsFirst(flags, in); err == nil || !isUsage(err) {
+			t.Errorf("%q: got %q, %v; want a usage error", in, got, err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -126,7 +127,11 @@ func runCompress(c *cli.Context) error {
 	if opt.NoEmbed && opt.Format2 {
 		return &usageError{fmt.Errorf("--no-embed needs --format 1: a format-2 header embeds its dictionary")}
 	}
-	return transcode(c, compressedName, "", func(w io.Writer, r io.Reader, prog *progress) (string, error) {
+	return transcode(c, compressedName, "", func(w io.Writer, src *source, prog *progress) (string, error) {
+		if src.kind != listcodec.KindRDB {
+			return "", fmt.Errorf("%w (%s): decompress it first, or keep it as it is", listcodec.ErrAlreadyCompressed, src.kind)
+		}
+		r := src.r
 		size := inputSize(c.Args().First())
 		opt.Phase = func(name string) {
 			if name == "training" {
@@ -139,6 +144,11 @@ func runCompress(c *cli.Context) error {
 		return summaryLine("compress", st) + filterNote(keep, st.Keys, st.LeftOut), err
 	})
 }
+
+// errNotRdbz: decompress of an input that is not an rdbz file, refused as
+// zstd -d refuses an unknown format (-c -f passes it through, as zstd
+// -dcf does).
+var errNotRdbz = errors.New("not an rdbz file (an RDB needs no decompress; -c -f passes it through as --to says)")
 
 func decompressCommand() *cli.Command {
 	return &cli.Command{
@@ -173,8 +183,11 @@ func runDecompress(c *cli.Context) error {
 		}
 		opt.Dicts = append(opt.Dicts, d)
 	}
-	return transcode(c, decompressedName, "decompressing", func(w io.Writer, r io.Reader, _ *progress) (string, error) {
-		st, err := listcodec.DecompressContext(c.Context, w, r, opt)
+	return transcode(c, decompressedName, "decompressing", func(w io.Writer, src *source, _ *progress) (string, error) {
+		if src.kind == listcodec.KindRDB && !(c.Bool("force") && (c.Bool("stdout") || c.String("output") == "-")) {
+			return "", errNotRdbz
+		}
+		st, err := listcodec.DecompressContext(c.Context, w, src.r, opt)
 		return summaryLine("decompress", st), err
 	})
 }
@@ -183,8 +196,10 @@ func runDecompress(c *cli.Context) error {
 // paths.go (name: the default output name), with the safe-output rules;
 // it shows progress on a terminal from the phase first ("": fn starts its
 // own phases), prints the summary line fn returns unless -q and, with --rm,
-// removes IN once OUT is in place.
-func transcode(c *cli.Context, name namer, first string, fn func(io.Writer, io.Reader, *progress) (string, error)) error {
+// removes IN once OUT is in place. fn reads the input as it is (src.r) or
+// the RDB it holds (src.rdb), which transcode checks to its end
+// (src.finish) before OUT is put in place. An error names IN.
+func transcode(c *cli.Context, name namer, first string, fn func(w io.Writer, src *source, prog *progress) (string, error)) error {
 	inPath, err := inputPath(c)
 	if err != nil {
 		return err
@@ -193,11 +208,12 @@ func transcode(c *cli.Context, name namer, first string, fn func(io.Writer, io.R
 	if err != nil {
 		return err
 	}
-	in, err := openInput(inPath)
+	prog := newProgress(c, c.Command.Name)
+	src, err := openSource(inPath, prog.reader)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
+	defer src.close()
 	out, err := createOutput(outPath, inPath, outputOptions(c))
 	if err != nil {
 		return err
@@ -206,21 +222,23 @@ func transcode(c *cli.Context, name namer, first string, fn func(io.Writer, io.R
 		out.abort()
 		return usagef("--rm: %s is not a regular file; IN is kept only that way", outPath)
 	}
-	prog := newProgress(c, c.Command.Name)
 	if first != "" {
 		prog.phase(first, inputSize(inPath))
 	}
-	summary, err := fn(out, prog.reader(in), prog)
+	summary, err := fn(out, src, prog)
+	if err == nil {
+		err = src.finish()
+	}
 	prog.done()
 	if err != nil {
 		out.abort()
-		return err
+		return src.fail(err)
 	}
 	if err := out.commit(); err != nil {
 		return err
 	}
 	if c.Bool("rm") {
-		in.Close()
+		src.close()
 		if err := os.Remove(inPath); err != nil {
 			return fmt.Errorf("--rm: %w", err)
 		}

@@ -94,13 +94,10 @@ func runConvert(c *cli.Context) error {
 		return usagef("--json prints the report on stdout: write the data to a file (-o OUT), or use --dry-run")
 	}
 	var rep *convert.Report
-	err = transcode(c, convertedName(opt.Target), "converting", func(w io.Writer, r io.Reader, _ *progress) (string, error) {
-		var err error
-		r, two := peekFormat2(r)
-		if two { // the RDB inside a format-2 file
-			o := listcodec.Original(c.Context, r, listcodec.DecompressOptions{})
-			defer o.Close()
-			r = o
+	err = transcode(c, convertedName(opt.Target), "converting", func(w io.Writer, src *source, _ *progress) (string, error) {
+		r, err := src.rdb(c.Context, decodeOptions(c))
+		if err != nil {
+			return "", err
 		}
 		rep, err = convert.Convert(c.Context, w, r, opt)
 		if rep == nil {
@@ -118,7 +115,7 @@ func runConvert(c *cli.Context) error {
 // would be refused.
 func dryRunConvert(c *cli.Context, opt convert.Options) error {
 	var rep *convert.Report
-	err := readInput(c, "reading", func(r io.Reader) (err error) {
+	err := readRDB(c, "reading", func(r io.Reader) (err error) {
 		rep, err = convert.Convert(c.Context, io.Discard, r, opt)
 		return err
 	})

@@ -26,8 +26,12 @@ func runCopy(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return transcode(c, nil, "copying", func(w io.Writer, r io.Reader, _ *progress) (string, error) {
+	return transcode(c, nil, "copying", func(w io.Writer, src *source, _ *progress) (string, error) {
 		start := time.Now()
+		r, err := src.rdb(c.Context, decodeOptions(c))
+		if err != nil {
+			return "", err
+		}
 		n, f, err := rdbio.CopyFiltered(w, r, rdbio.Options{Cap: c.Int("cap"), Keep: keep})
 		secs := time.Since(start).Seconds()
 		return fmt.Sprintf("copy: %d bytes in %.2fs (%.0f MB/s)%s", n, secs, float64(n)/1e6/secs, filterNote(keep, f.Kept, f.LeftOut)), err

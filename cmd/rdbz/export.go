@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -10,9 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdbz/rdbz/listcodec"
-	"github.com/rdbz/rdbz/listcodec/format"
-	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/rdbz/rdbz/rdbio/convert"
 	"github.com/rdbz/rdbz/rdbio/export"
 	"github.com/rdbz/rdbz/rdbio/servers"
@@ -98,10 +93,12 @@ func runExport(c *cli.Context) error {
 		return err
 	}
 	var rep *export.Report
-	err = transcode(c, stdoutName, "exporting", func(w io.Writer, r io.Reader, _ *progress) (string, error) {
+	err = transcode(c, stdoutName, "exporting", func(w io.Writer, src *source, _ *progress) (string, error) {
 		start := time.Now()
-		r, stop := rdbOf(c.Context, r)
-		defer stop()
+		r, err := src.rdb(c.Context, decodeOptions(c))
+		if err != nil {
+			return "", err
+		}
 		rep, err = export.Export(c.Context, w, r, opt)
 		return summaryExport(rep, time.Since(start)), err
 	})
@@ -109,25 +106,6 @@ func runExport(c *cli.Context) error {
 		printSkipped(os.Stderr, rep)
 	}
 	return err
-}
-
-// rdbOf is the RDB an input holds: an rdbz file (format 2, or 1 with its
-// AUX marker) through listcodec.Original, anything else as it is.
-func rdbOf(ctx context.Context, in io.Reader) (io.Reader, func()) {
-	br := bufio.NewReaderSize(in, 64<<10)
-	p, _ := br.Peek(12 + len(format.AuxFormat))
-	if !format2.IsFormat2(p) && !isFormat1(p) {
-		return br, func() {}
-	}
-	o := listcodec.Original(ctx, br, listcodec.DecompressOptions{})
-	return o, func() { o.Close() }
-}
-
-// isFormat1 reports whether p, a file's first bytes, starts a format-1 rdbz
-// file: the magic, then the AUX record rdbz-format (FORMAT.md §1).
-func isFormat1(p []byte) bool {
-	name := format.AuxFormat
-	return len(p) >= 11+len(name) && p[9] == 0xFA && int(p[10]) == len(name) && string(p[11:11+len(name)]) == name
 }
 
 // summaryExport is the one-line summary of an export.

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
 	"github.com/rdbz/rdbz/listcodec"
-	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/urfave/cli/v2"
 )
 
@@ -27,11 +25,15 @@ func openInput(path string) (io.ReadCloser, error) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open input: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named once, first
+		}
+		return nil, named(path, err)
 	}
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
 		f.Close()
-		return nil, fmt.Errorf("input %s %w", path, errIsDir)
+		return nil, named(path, errIsDir)
 	}
 	return f, nil
 }
@@ -121,47 +123,36 @@ func samePath(a, b string) bool {
 	return err == nil && os.SameFile(sa, sb)
 }
 
-// readInput runs fn on the single input of a command that writes no data
-// (convert --dry-run), showing progress in phase.
-func readInput(c *cli.Context, phase string, fn func(io.Reader) error) error {
+// readRDB runs fn on the RDB the single input of a command that writes
+// no data holds (convert --dry-run), showing progress in phase, and
+// checks the rest of an rdbz input once fn is done.
+func readRDB(c *cli.Context, phase string, fn func(io.Reader) error) error {
 	inPath, err := inputPath(c)
-	var in io.ReadCloser
-	if err == nil {
-		in, err = openInput(inPath)
-	}
 	if err != nil {
 		return err
 	}
-	defer in.Close()
 	prog := newProgress(c, c.Command.Name)
-	prog.phase(phase, inputSize(inPath))
-	err = fn(prog.reader(in))
-	prog.done()
-	return err
-}
-
-// openRDB is openInput for the commands that read an RDB's records (info,
-// analyze, verify, train, convert): a format-2 file is read through
-// listcodec.Original, as the RDB it holds; anything else as it is (format
-// 1 files are RDBs those commands read themselves).
-func openRDB(ctx context.Context, path string) (io.ReadCloser, error) {
-	in, err := openInput(path)
+	defer prog.done()
+	src, err := openSource(inPath, prog.reader)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	r, two := peekFormat2(in)
-	if !two {
-		return readCloser{r, in}, nil
+	defer src.close()
+	prog.phase(phase, inputSize(inPath))
+	r, err := src.rdb(c.Context, decodeOptions(c))
+	if err == nil {
+		err = fn(r)
 	}
-	o := listcodec.Original(ctx, r, listcodec.DecompressOptions{})
-	return readCloser{o, closers{o, in}}, nil
+	if err == nil {
+		err = src.finish()
+	}
+	return src.fail(err)
 }
 
-// peekFormat2 returns a reader of in and whether it starts as a format-2 file.
-func peekFormat2(in io.Reader) (io.Reader, bool) {
-	br := bufio.NewReaderSize(in, 64<<10)
-	p, _ := br.Peek(len(format2.Magic))
-	return br, format2.IsFormat2(p)
+// decodeOptions are how a command reads an rdbz input: its --cap and
+// --ignore-checksum, and --workers where it has one.
+func decodeOptions(c *cli.Context) listcodec.DecompressOptions {
+	return listcodec.DecompressOptions{Flow: listcodec.Flow{Options: readOptions(c), Workers: c.Int("workers")}}
 }
 
 type readCloser struct {

@@ -5,10 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/rdbz/rdbz/listcodec/format2"
+	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/lookup"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/export"
@@ -66,24 +67,27 @@ func runGet(c *cli.Context) error {
 // getKeys writes the keys wanted, through the index of a format-2 file,
 // else by reading the file until they are found; note says how.
 func getKeys(c *cli.Context, out io.Writer, path string, wants []export.Want, opt export.Options) ([]bool, string, error) {
-	in, err := openInput(path)
+	prog := newProgress(c, c.Command.Name)
+	defer prog.done()
+	src, err := openSource(path, prog.reader)
 	if err != nil {
 		return nil, "", err
 	}
-	defer in.Close()
-	if f, ok := in.(*os.File); ok && path != "-" {
-		magic := make([]byte, len(format2.Magic))
-		if n, _ := f.ReadAt(magic, 0); format2.IsFormat2(magic[:n]) {
-			return getIndexed(f, out, wants, opt)
-		}
+	defer src.close()
+	if f, ok := src.file.(*os.File); ok && path != "-" && src.kind == listcodec.KindFormat2 {
+		found, note, err := getIndexed(f, out, wants, opt)
+		return found, note, src.fail(err)
 	}
-	prog := newProgress(c, c.Command.Name)
 	prog.phase("reading", inputSize(path))
-	r, stop := rdbOf(c.Context, prog.reader(in))
-	defer stop()
+	r, err := src.rdb(c.Context, decodeOptions(c))
+	if err != nil {
+		return nil, "", err
+	}
 	found, _, err := export.Scan(out, r, wants, opt)
-	prog.done()
-	return found, "read the file until the keys were found", err
+	if err == nil && slices.Contains(found, false) {
+		err = src.finish() // read to the end: the whole file is vouched for
+	}
+	return found, "read the file until the keys were found", src.fail(err)
 }
 
 // getIndexed looks the keys up through a format-2 file's index.

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"text/tabwriter"
 
+	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/analyze"
 	"github.com/urfave/cli/v2"
@@ -33,6 +34,8 @@ type infoReport struct {
 	File string `json:"file"`
 	*analyze.Summary
 	TrailingBytes int64 `json:"trailing_bytes"`
+	// Container is the rdbz file the RDB was read from (nil for an RDB).
+	Container *listcodec.Container `json:"rdbz,omitempty"`
 	// stopped says why the checksum was not checked, when it was not.
 	stopped string
 }
@@ -97,23 +100,29 @@ func runInfo(c *cli.Context) error {
 }
 
 // infoFile reads one input; on error it returns what it read (nil when
-// the input could not be opened or is not an RDB file) with the error.
+// the input could not be opened or is not an RDB file) with the error. An
+// rdbz file is read whole (every block, its index and footer, the CRC-64
+// of the RDB it holds) before it is called sound.
 func infoFile(c *cli.Context, path string) (*infoReport, error) {
-	in, err := openRDB(c.Context, path)
+	prog := newProgress(c, "info")
+	defer prog.done()
+	src, err := openSource(path, prog.reader)
 	if err != nil {
 		return nil, err
 	}
-	defer in.Close()
-	prog := newProgress(c, "info")
+	defer src.close()
 	size := inputSize(path)
 	prog.phase("reading", size)
-	defer prog.done()
-	r, err := rdbio.NewReader(prog.reader(in), rdbio.Options{Cap: c.Int("cap")})
+	in, err := src.rdb(c.Context, decodeOptions(c))
 	if err != nil {
 		return nil, err
 	}
-	if r.Header().Envelope.Enveloped() {
-		size = 0 // the file's size is not the inner RDB's: the reads below tell
+	r, err := rdbio.NewReader(in, rdbio.Options{Cap: c.Int("cap")})
+	if err != nil {
+		return nil, src.fail(err)
+	}
+	if r.Header().Envelope.Enveloped() || src.kind != listcodec.KindRDB {
+		size = 0 // the file's size is not the RDB's: the reads below tell
 	}
 	s, err := analyze.Summarize(r, nil)
 	rep := &infoReport{File: path, Summary: s}
@@ -130,13 +139,25 @@ func infoFile(c *cli.Context, path string) (*infoReport, error) {
 	if s.Checksum == rdbio.ChecksumMismatch && err == nil {
 		err = fmt.Errorf("checksum mismatch")
 	}
-	return rep, err
+	if err == nil {
+		err = src.finish()
+		rep.Container = src.in.Container()
+	}
+	if err != nil && src.kind != listcodec.KindRDB {
+		// The RDB's trailer was read, but not all of the rdbz file was
+		// sound: nothing it holds is vouched for.
+		rep.Checksum, rep.stopped = checksumUnchecked, "the rdbz file is damaged"
+	}
+	return rep, src.fail(err)
 }
 
 // printInfo prints the text report of one file; verbose prints long aux
 // values whole.
 func printInfo(w io.Writer, rep *infoReport, verbose bool) {
 	s := rep.Summary
+	if k := rep.Container; k != nil {
+		printContainer(w, k)
+	}
 	if e := s.Envelope; e != nil {
 		fmt.Fprintf(w, "envelope  %s (below: the RDB inside)\n", e.Text)
 	}
@@ -183,4 +204,19 @@ func printInfo(w io.Writer, rep *infoReport, verbose bool) {
 	n := s.ListNodes
 	fmt.Fprintf(w, "list nodes %d: raw %d, lzf %d, zstd %d, int %d; plain %d; %d bytes stored, %d decoded\n",
 		n.Nodes, n.Raw, n.LZF, n.Zstd, n.Int, n.Plain, n.StoredBytes, n.RawBytes)
+}
+
+// printContainer prints what an rdbz file is, as read and checked.
+func printContainer(w io.Writer, k *listcodec.Container) {
+	fmt.Fprintf(w, "rdbz      format %s, %d bytes, %.1f%% of the RDB's %d (all checked: blocks, index, CRC-64)\n",
+		k.Format, k.FileBytes, 100*k.Ratio(), k.RDBBytes)
+	if k.Blocks > 0 || k.IndexBytes > 0 {
+		fmt.Fprintf(w, "blocks    %d of at most %d bytes; index %d bytes\n", k.Blocks, k.BlockSize, k.IndexBytes)
+	}
+	if k.DictID != 0 {
+		fmt.Fprintf(w, "dict      ID %d, %d bytes\n", k.DictID, k.DictBytes)
+	} else {
+		fmt.Fprintln(w, "dict      none")
+	}
+	fmt.Fprintln(w, "below     the RDB it holds:")
 }

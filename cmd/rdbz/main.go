@@ -20,38 +20,37 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
 	"github.com/urfave/cli/v2"
 )
 
-// interruptGrace is how long a command has, after SIGINT, SIGTERM, SIGHUP
-// or SIGQUIT, to stop by itself (its library calls watch the context) before
-// the process removes its partial outputs and exits anyway (a read from a
-// pipe cannot be interrupted).
-const interruptGrace = time.Second
-
 func main() {
 	guardStdio()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	defer stop()
+	// On SIGINT, SIGTERM, SIGHUP or SIGQUIT the process removes its
+	// partial outputs and exits at once: every temporary file rdbz makes is
+	// unlinked when created, an output not yet committed can no longer be
+	// (outfile.AbortAll), and a command stopping by itself could take as
+	// long as its current read from a pipe or its current block.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		<-ctx.Done()
-		time.Sleep(interruptGrace)
+		<-sigs
+		cancel()
 		exitInterrupted()
 	}()
 	app := newApp()
-	args, command := reorderArgs(app, os.Args)
+	args, command, err := reorderArgs(app, os.Args)
+	if err != nil {
+		exit(err, command)
+	}
 	// urfave's short option handling (-qc) crashes on the partial flag a
 	// shell completion asks about (a nil flag set): off while completing.
 	app.UseShortOptionHandling = args[len(args)-1] != completionFlag
 	stopProfile := startProfile()
-	err := app.RunContext(ctx, args)
+	err = app.RunContext(ctx, args)
 	stopProfile()
-	if ctx.Err() != nil {
-		exitInterrupted()
-	}
 	if err != nil {
 		exit(err, command)
 	}

@@ -129,6 +129,15 @@ func TestInfoErrors(t *testing.T) {
 // whose subject is not the dictionary: with it, compress does not train.
 const testDict = "../../testdata/test.dict"
 
+// smallCompressed is testdata/small.rdb compressed (format 2, testDict),
+// in t's temporary folder.
+func smallCompressed(t *testing.T) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "small.rdbz")
+	mustRun(t, "compress", "--dict", testDict, "-o", out, small)
+	return out
+}
+
 // TestPipeEqualsFiles: cat X | compress -o - - | decompress -o - - gives the
 // same bytes as the file-to-file path (and X itself): training from the
 // stream (as compress --stream) on the small file, with the fixed test

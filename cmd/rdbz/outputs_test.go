@@ -103,7 +103,7 @@ func TestDumpSamplesNoFollow(t *testing.T) {
 func TestWriteErrorsFail(t *testing.T) {
 	for _, args := range [][]string{
 		{"info", small}, {"info", "--json", small}, {"analyze", "--sample-bytes", "0", small},
-		{"decompress", "-o", "-", small}, {"verify", small, small},
+		{"decompress", "-c", "-f", small}, {"verify", small, small},
 	} {
 		for _, redirect := range []string{"> /dev/full", ">&-"} {
 			cmd := exec.Command("sh", append([]string{"-c", `"$0" "$@" ` + redirect, rdbzBin}, args...)...)

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/splitmerge"
 	"github.com/rdbz/rdbz/rdbio/cluster"
 	"github.com/rdbz/rdbz/rdbio/reshape"
@@ -71,14 +71,14 @@ func runSplit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if !opt.ToRDB && kind != splitmerge.Plain {
+	if !opt.ToRDB && kind != listcodec.KindRDB {
 		plan.renameParts(compressedExt)
 	}
 	return writeParts(c, inPath, src, plan, opt)
 }
 
 // splitOptions reads the flags of split.
-func splitOptions(c *cli.Context, kind splitmerge.Kind) (splitmerge.SplitOptions, error) {
+func splitOptions(c *cli.Context, kind listcodec.Kind) (splitmerge.SplitOptions, error) {
 	read, err := filteredRead(c)
 	if err != nil {
 		return splitmerge.SplitOptions{}, err
@@ -91,7 +91,7 @@ func splitOptions(c *cli.Context, kind splitmerge.Kind) (splitmerge.SplitOptions
 	default:
 		return opt, usagef("--to %q: want rdb or rdbz", c.String("to"))
 	}
-	if c.String("to") == "rdbz" && kind == splitmerge.Plain {
+	if c.String("to") == "rdbz" && kind == listcodec.KindRDB {
 		return opt, usagef("--to rdbz: the input is an RDB; compress the parts with rdbz compress")
 	}
 	return opt, nil
@@ -101,23 +101,21 @@ func splitOptions(c *cli.Context, kind splitmerge.Kind) (splitmerge.SplitOptions
 // once (sniffed to name the parts before it is read).
 type input struct {
 	path  string
-	stdin *bufio.Reader
+	stdin io.Reader
 	cl    io.Closer
 }
 
 // splitSource opens the input and tells what it holds.
-func splitSource(path string) (*input, splitmerge.Kind, error) {
-	f, err := openInput(path)
+func splitSource(path string) (*input, listcodec.Kind, error) {
+	src, err := openSource(path, nil)
 	if err != nil {
 		return nil, 0, err
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
-	kind := splitmerge.Sniff(br)
 	if path != "-" {
-		f.Close()
-		return &input{path: path}, kind, nil
+		src.close()
+		return &input{path: path}, src.kind, nil
 	}
-	return &input{path: path, stdin: br, cl: f}, kind, nil
+	return &input{path: path, stdin: src.r, cl: src.file}, src.kind, nil
 }
 
 func (in *input) close() {

@@ -122,7 +122,7 @@ func TestProgressEveryCommand(t *testing.T) {
 	for _, args := range [][]string{
 		{"info", small},
 		{"copy", "-o", filepath.Join(dir, "c.rdb"), small},
-		{"decompress", "-o", filepath.Join(dir, "d.rdb"), small},
+		{"decompress", "-o", filepath.Join(dir, "d.rdb"), smallCompressed(t)},
 		{"analyze", "--sample-bytes", "0", small},
 		{"train", "-o", filepath.Join(dir, "t.dict"), "--dict-size", "4096", small},
 		{"verify", small, small},

@@ -70,7 +70,7 @@ func runTrain(c *cli.Context) error {
 	prog.phase("sampling", totalSize(paths))
 	for _, p := range paths {
 		if err := sampleInput(c.Context, p, s, c.Int("cap"), prog); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
+			return err // it names p
 		}
 	}
 	samples := s.Samples()
@@ -115,12 +115,22 @@ func runTrain(c *cli.Context) error {
 // sampleInput adds the list nodes of one input to s: all of a file, or
 // from stdin only until the sample is full.
 func sampleInput(ctx context.Context, path string, s *listcodec.NodeSampler, capBytes int, prog *progress) error {
-	in, err := openRDB(ctx, path)
+	src, err := openSource(path, prog.reader)
 	if err != nil {
 		return err
 	}
-	defer in.Close()
-	return s.AddAll(ctx, prog.reader(in), rdbio.Options{Cap: capBytes}, path == "-")
+	defer src.close()
+	in, err := src.rdb(ctx, listcodec.DecompressOptions{Flow: listcodec.Flow{Options: rdbio.Options{Cap: capBytes}}})
+	if err != nil {
+		return err
+	}
+	if err := s.AddAll(ctx, in, rdbio.Options{Cap: capBytes}, path == "-"); err != nil {
+		return src.fail(err)
+	}
+	if path == "-" {
+		return nil // stdin is read until the sample is full, not to its end
+	}
+	return src.finish()
 }
 
 // dumpSamples writes each sample to DIR/node-NNNNNN. A file there is

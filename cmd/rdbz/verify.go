@@ -48,21 +48,33 @@ func runVerify(c *cli.Context) error {
 		}
 		opt.Dicts = append(opt.Dicts, d)
 	}
-	a, err := openRDB(c.Context, pa)
-	if err != nil {
-		return fmt.Errorf("input A: %w", err)
-	}
-	defer a.Close()
-	b, err := openRDB(c.Context, pb)
-	if err != nil {
-		return fmt.Errorf("input B: %w", err)
-	}
-	defer b.Close()
 	prog := newProgress(c, "verify")
+	defer prog.done()
+	sa, a, err := openVerified(c, pa, opt.Dicts, prog)
+	if err != nil {
+		return err
+	}
+	defer sa.close()
+	sb, b, err := openVerified(c, pb, opt.Dicts, prog)
+	if err != nil {
+		return err
+	}
+	defer sb.close()
 	prog.phase("comparing", totalSize([]string{pa, pb}))
-	res, err := verify.Verify(prog.reader(a), prog.reader(b), opt)
+	res, err := verify.Verify(a, b, opt)
+	if err == nil {
+		err = sa.finish()
+	}
+	if err == nil {
+		err = sb.finish()
+	}
 	prog.done()
 	if err != nil {
+		for _, s := range []*source{sa, sb} {
+			if s.cause(err) != err {
+				return s.fail(err) // decoding this rdbz input failed
+			}
+		}
 		return fmt.Errorf("verify %s %s: %w", pa, pb, err)
 	}
 	if res.Diff != nil {
@@ -72,6 +84,22 @@ func runVerify(c *cli.Context) error {
 		return nil
 	}
 	return report(func(w io.Writer) { printSame(w, res) })
+}
+
+// openVerified opens one input of verify: the RDB it holds.
+func openVerified(c *cli.Context, path string, dicts []*node.Dict, prog *progress) (*source, io.Reader, error) {
+	src, err := openSource(path, prog.reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	do := decodeOptions(c)
+	do.Dicts = dicts
+	r, err := src.rdb(c.Context, do)
+	if err != nil {
+		src.close()
+		return nil, nil, err
+	}
+	return src, r, nil
 }
 
 // printSame prints the result of two inputs found the same.

@@ -125,7 +125,7 @@ func TestVerifyCLI(t *testing.T) {
 		{"missing", nil, []string{comp, missing}, 1, `files differ: db 0, key "greeting": missing in B`},
 		{"missing dictionary", nil, []string{noEmbed, small}, 1, "--dict"},
 		{"unreadable", nil, []string{small, truncated}, 1, "input B"},
-		{"no such file", nil, []string{small, filepath.Join(dir, "nope.rdb")}, 1, "B: open input"},
+		{"no such file", nil, []string{small, filepath.Join(dir, "nope.rdb")}, 1, "nope.rdb: no such file"},
 		{"two stdins", nil, []string{"-", "-"}, 2, "only one input can be -"},
 		{"one input", nil, []string{small}, 2, "two inputs"},
 	}

@@ -159,7 +159,7 @@ func TestVKCSDamaged(t *testing.T) {
 			dir := t.TempDir()
 			in, out := filepath.Join(dir, "in.rdb"), filepath.Join(dir, "out")
 			os.WriteFile(in, c.file, 0o644)
-			for _, args := range [][]string{{"info", in}, {"analyze", in}, {"compress", in, "-o", out}, {"decompress", in, "-o", out},
+			for _, args := range [][]string{{"info", in}, {"analyze", in}, {"compress", in, "-o", out}, {"decompress", "-c", "-f", in},
 				{"convert", "--target", "redis-7.0", in, "-o", out}, {"copy", in, "-o", out}, {"verify", in, small}} {
 				_, stderr, code := run(t, nil, args...)
 				if args[0] == "verify" && strings.Contains(stderr, "files differ") {

@@ -63,7 +63,23 @@ type Reader struct {
 	pos    int
 	err    error
 	closed bool
+	// read is what readLoop found, complete once Read returned io.EOF
+	// (the closing of order orders its writes before that).
+	read ReadStats
 }
+
+// ReadStats is what a Reader read of the container: valid once Read has
+// returned io.EOF (the index checked).
+type ReadStats struct {
+	Blocks     int64 // block frames
+	TBytes     int64 // decoded bytes of T
+	IndexBytes int64 // the index frame, footer included
+	FileBytes  int64 // the file, header through footer
+}
+
+// Stats returns what was read of the container; its fields are complete
+// only after Read returned io.EOF.
+func (r *Reader) Stats() ReadStats { return r.read }
 
 type rjob struct {
 	off   int64
@@ -245,7 +261,9 @@ func (r *Reader) readLoop() {
 		case m == indexMagic && r.end < 0:
 			if err := r.checkIndex(off, blocks, tLen, pairs); err != nil {
 				r.fail(err)
+				return
 			}
+			r.read = ReadStats{Blocks: blocks, TBytes: tLen, IndexBytes: r.src.off - off, FileBytes: r.src.off}
 			return
 		default:
 			r.fail(errAt(off, ErrFormat, "magic %#x: neither a block frame nor the index", m))

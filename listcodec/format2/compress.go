@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -130,11 +129,8 @@ type Stats struct {
 	Level             zstd.EncoderLevel
 	DictID            uint32
 	DictBytes         int
-	// Copied: the input was written unchanged (format 2 would not have
-	// made it smaller); Note says why.
-	Copied bool
 	// Envelope is the input's VKCS envelope, recorded in the header
-	// (block.Header.Source); an enveloped input is never copied.
+	// (block.Header.Source).
 	Envelope envelope.Info
 	Note     string
 	Elapsed  time.Duration
@@ -152,7 +148,7 @@ type Stats struct {
 func Estimate(ctx context.Context, dst io.Writer, src io.Reader, every int, opt Options) (*Stats, error) {
 	opt.every = int64(max(every, 1))
 	st, err := Compress(ctx, dst, src, opt)
-	if err == nil && !st.Copied {
+	if err == nil {
 		if c := st.Sampled; c > 0 && c < st.T.TBytes {
 			h := st.Block.HeaderBytes
 			st.BytesOut = h + int64(float64(st.BytesOut-h)*float64(st.T.TBytes)/float64(c))
@@ -381,10 +377,11 @@ func (c *csink) replay(s rdbio.TSink) error {
 }
 
 // finish closes the Writer; an input that ended while held is compressed
-// in memory and copied unchanged if that is not smaller.
+// in memory first. The output is a format-2 file whatever its size, as
+// zstd always writes a frame: a copy of the input would be an RDB that
+// decompress refuses, and would lose an envelope.
 func (c *csink) finish() error {
 	if c.w == nil {
-		t := c.held
 		c.heldAll = true
 		var buf bytes.Buffer
 		if err := c.start(&buf); err != nil {
@@ -394,18 +391,9 @@ func (c *csink) finish() error {
 			return err
 		}
 		c.st.Block = c.w.Stats()
-		if int64(buf.Len()) < c.st.BytesIn || c.source != nil { // a copy would lose the envelope
-			c.setDict()
-			n, err := c.dst.Write(buf.Bytes())
-			c.st.BytesOut = int64(n)
-			return err
-		}
-		// Not smaller: the input as it was (an ordinary RDB, which every
-		// reader of rdbz files reads as it is).
-		cw := &counter{w: c.dst}
-		_, err := rdbio.DecodeT(cw, bytes.NewReader(t), rdbio.TargetOriginal, rdbio.Options{Cap: c.opt.Cap, IgnoreChecksum: true})
-		c.st.BytesOut, c.st.Copied = cw.n, true
-		c.st.Note = fmt.Sprintf("format 2 would not be smaller (%d bytes for %d): input copied unchanged", buf.Len(), c.st.BytesIn)
+		c.setDict()
+		n, err := c.dst.Write(buf.Bytes())
+		c.st.BytesOut = int64(n)
 		return err
 	}
 	err := c.w.Close()

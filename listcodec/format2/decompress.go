@@ -3,6 +3,7 @@ package format2
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -31,6 +32,8 @@ type DecompressOptions struct {
 // DecompressStats sum up a Decompress.
 type DecompressStats struct {
 	BytesIn, BytesOut, TBytes int64
+	Header                    block.Header    // the file's header
+	Container                 block.ReadStats // blocks and index, once read to the end
 }
 
 // Decompress reads a format-2 file from src and writes the RDB it holds to
@@ -46,6 +49,7 @@ func Decompress(ctx context.Context, dst io.Writer, src io.Reader, opt Decompres
 		return st, err
 	}
 	defer br.Close()
+	st.Header = br.Header()
 	if opt.Header != nil {
 		if err := opt.Header(br.Header()); err != nil {
 			return st, err
@@ -54,6 +58,10 @@ func Decompress(ctx context.Context, dst io.Writer, src io.Reader, opt Decompres
 	tr := &counter{r: br}
 	n, err := rdbio.DecodeT(dst, tr, opt.To, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum})
 	st.BytesOut, st.TBytes, st.BytesIn = n, tr.n, cr.n
+	var be *block.Error
+	if errors.As(err, &be) {
+		return st, be // the container's error, at its file offset
+	}
 	if err != nil {
 		return st, fmt.Errorf("rdbz format 2, decoded stream: %w", err)
 	}
@@ -65,5 +73,6 @@ func Decompress(ctx context.Context, dst io.Writer, src io.Reader, opt Decompres
 		return st, fmt.Errorf("rdbz format 2: %w: %d bytes of T after the RDB's end", rdbio.ErrCorrupt, k)
 	}
 	st.BytesIn = cr.n
+	st.Container = br.Stats()
 	return st, nil
 }

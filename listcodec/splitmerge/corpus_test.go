@@ -282,7 +282,7 @@ func splitRDBZ(t *testing.T, in string, tb *cluster.Table, rdbParts []string) bo
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Compressed || res.Kind != Format2 {
+	if !res.Compressed || res.Kind != listcodec.KindFormat2 {
 		t.Fatalf("rdbz parts: %+v", res)
 	}
 	for i, p := range parts {
@@ -309,8 +309,8 @@ func format2Header(t *testing.T, path string) (block.Header, bool) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
-	if Sniff(br) != Format2 {
+	kind, br, err := listcodec.Peek(f)
+	if err != nil || kind != listcodec.KindFormat2 {
 		return block.Header{}, false
 	}
 	h, err := block.ReadHeader(br)
@@ -347,9 +347,15 @@ func decompressFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	o := listcodec.Original(context.Background(), f, listcodec.DecompressOptions{})
+	o, err := listcodec.Open(context.Background(), f, listcodec.DecompressOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer o.Close()
 	b, err := io.ReadAll(o)
+	if err == nil {
+		err = o.Finish()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // Package splitmerge is rdbz split and rdbz merge for any input rdbz
 // reads: it gives rdbio/reshape the RDB inside an rdbz file (format 2 or
-// 1.x, through listcodec.Original), compresses split's parts into format
+// 1.x, through listcodec.Open), compresses split's parts into format
 // 2 with the input's dictionary when the input is an rdbz file, and, for
 // merge --target, converts each input for the target (rdbio/convert)
 // before it is merged. The pipelines themselves — routing records by hash
@@ -8,7 +8,6 @@
 package splitmerge
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -17,8 +16,6 @@ import (
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/block"
-	"github.com/rdbz/rdbz/listcodec/format"
-	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/reshape"
 )
@@ -31,36 +28,12 @@ type Source struct {
 	Once bool
 }
 
-// Kind is what a source holds.
-type Kind uint8
-
-// The kinds of source.
-const (
-	Plain   Kind = iota // an RDB
-	Format1             // an rdbz file of format 1.x (an RDB with 0xC4 list nodes)
-	Format2             // an rdbz file of format 2 (blocks)
-)
-
-// Sniff tells the kind of a stream from its first bytes, which it peeks
-// at (br is read on from its start).
-func Sniff(br *bufio.Reader) Kind {
-	mark := append([]byte{rdbio.OpAux, byte(len(format.AuxFormat))}, format.AuxFormat...)
-	head, _ := br.Peek(9 + len(mark))
-	switch {
-	case format2.IsFormat2(head):
-		return Format2
-	case len(head) == 9+len(mark) && bytes.Equal(head[9:], mark):
-		return Format1
-	}
-	return Plain
-}
-
 // opened is a source being read: its kind, and for a Once source the
 // stream itself (read from where sniff left it).
 type opened struct {
 	src  Source
-	kind Kind
-	once *bufio.Reader
+	kind listcodec.Kind
+	once io.Reader
 	cl   io.Closer
 	// dict is a format-2 source's dictionary (nil: its blocks have none).
 	dict []byte
@@ -74,20 +47,24 @@ func open(s Source) (*opened, error) {
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReaderSize(f, 64<<10)
-	o := &opened{src: s, kind: Sniff(br)}
+	kind, br, err := listcodec.Peek(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	o := &opened{src: s, kind: kind}
 	if !s.Once {
-		if o.kind == Format2 {
+		if o.kind == listcodec.KindFormat2 {
 			o.dict, err = readDict(br)
 		}
 		f.Close()
 		return o, err
 	}
 	o.once, o.cl = br, f
-	if o.kind == Format2 {
+	if o.kind == listcodec.KindFormat2 {
 		var head bytes.Buffer
 		o.dict, err = readDict(io.TeeReader(br, &head))
-		o.once = bufio.NewReader(io.MultiReader(&head, br))
+		o.once = io.MultiReader(&head, br)
 	}
 	return o, err
 }
@@ -117,8 +94,8 @@ func (o *opened) input(ctx context.Context, ro rdbio.Options) reshape.Input {
 // errReadTwice: a Once source opened a second time.
 var errReadTwice = errors.New("a stream can be read only once")
 
-// rdb opens the RDB the source holds, through listcodec.Original for an
-// rdbz file.
+// rdb opens the RDB the source holds, through listcodec.Open: an rdbz
+// file is decoded, and checked to its end by Finish.
 func (o *opened) rdb(ctx context.Context, ro rdbio.Options) (io.ReadCloser, error) {
 	var f io.ReadCloser
 	switch {
@@ -132,11 +109,12 @@ func (o *opened) rdb(ctx context.Context, ro rdbio.Options) (io.ReadCloser, erro
 			return nil, err
 		}
 	}
-	if o.kind == Plain {
-		return f, nil
+	in, err := listcodec.Open(ctx, f, listcodec.DecompressOptions{Flow: listcodec.Flow{Options: decodeOptions(ro)}})
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
-	orig := listcodec.Original(ctx, f, listcodec.DecompressOptions{Flow: listcodec.Flow{Options: decodeOptions(ro)}})
-	return decoded{orig, f}, nil
+	return decoded{in, f}, nil
 }
 
 // decodeOptions are the options of the stages before reshape (decoding an
@@ -146,17 +124,15 @@ func decodeOptions(ro rdbio.Options) rdbio.Options {
 	return rdbio.Options{Cap: ro.Cap, IgnoreChecksum: ro.IgnoreChecksum}
 }
 
-// decoded is the RDB an rdbz file holds: closing it stops the decoding,
-// then closes the file.
+// decoded is the RDB a source holds: Finish checks the rest of an rdbz
+// file (reshape.Finisher); closing it stops the decoding, then closes the
+// file.
 type decoded struct {
-	io.ReadCloser
+	*listcodec.Input
 	file io.Closer
 }
 
 func (d decoded) Close() error {
-	err := d.ReadCloser.Close()
-	if ferr := d.file.Close(); err == nil {
-		err = ferr
-	}
-	return err
+	d.Input.Close()
+	return d.file.Close()
 }

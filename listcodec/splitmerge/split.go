@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 
+	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/rdbz/rdbz/rdbio/cluster"
 	"github.com/rdbz/rdbz/rdbio/reshape"
@@ -28,7 +29,7 @@ const partTrainBytes = 1 << 20
 // SplitResult is what Split did.
 type SplitResult struct {
 	*reshape.SplitReport
-	Kind Kind // the input's
+	Kind listcodec.Kind // the input's
 	// Compressed says the parts are format 2; Out is then each part's
 	// size (else the RDB sizes of the report).
 	Compressed bool
@@ -50,7 +51,7 @@ func Split(ctx context.Context, src Source, dst []io.Writer, t *cluster.Table, o
 	defer o.close()
 	res.Kind = o.kind
 	in := o.input(ctx, opt.Options)
-	if o.kind == Plain || opt.ToRDB {
+	if o.kind == listcodec.KindRDB || opt.ToRDB {
 		res.SplitReport, err = reshape.Split(ctx, in, dst, t, opt.SplitOptions)
 		return res, err
 	}
@@ -71,7 +72,7 @@ func partOptions(o *opened, in reshape.Input, opt SplitOptions, n int) (format2.
 	fo := format2.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, TrainBytes: partTrainBytes,
 		Workers: max(1, runtime.GOMAXPROCS(0)/n)}
 	switch {
-	case o.kind == Format2:
+	case o.kind == listcodec.KindFormat2:
 		fo.Dict = o.dict
 	case o.src.Once:
 		return fo, errors.New("split of a format-1 rdbz stream into rdbz parts: name the file (its dictionary is trained in a first pass), or --to rdb")

@@ -68,6 +68,11 @@ type RdbzInfo struct {
 	// carry (AUX rdbz-dict-id).
 	ExternalDictIDs []uint32 `json:"external_dict_ids,omitempty"`
 	ZstdNodes       int64    `json:"zstd_nodes"`
+	// An rdbz file read as the RDB it holds: its size, blocks and index
+	// (the reader fills them; 0 for an RDB).
+	FileBytes  int64 `json:"file_bytes,omitempty"`
+	Blocks     int64 `json:"blocks,omitempty"`
+	IndexBytes int64 `json:"index_bytes,omitempty"`
 }
 
 // DictInfo is one embedded zstd dictionary.

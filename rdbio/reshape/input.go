@@ -27,6 +27,21 @@ type Input struct {
 	Once bool
 }
 
+// A Finisher is an input stream with more to check once its RDB was read
+// to the end: an rdbz file's index and footer. Split and Merge call Finish
+// after each pass that reached the RDB's end.
+type Finisher interface {
+	Finish() error
+}
+
+// finish checks the rest of src when it is a Finisher.
+func finish(src io.Reader) error {
+	if f, ok := src.(Finisher); ok {
+		return f.Finish()
+	}
+	return nil
+}
+
 // inputError names the input in an error.
 func inputError(in Input, err error) error {
 	if err == nil || in.Name == "" {
@@ -57,7 +72,7 @@ func eachRecord(ctx context.Context, in Input, opt rdbio.Options, fn func(*rdbio
 			return r, inputError(in, unwalkable(err))
 		}
 		if rec.Kind == rdbio.KindEOF {
-			return r, nil
+			return r, inputError(in, finish(src))
 		}
 		if err := fn(r, rec); err != nil {
 			return r, inputError(in, err)

@@ -65,7 +65,10 @@ func (m *merger) writeInput(i int, in Input) error {
 		return err
 	}
 	m.cur = i
-	return route(m.ctx, m.r, m.g, m)
+	if err := route(m.ctx, m.r, m.g, m); err != nil {
+		return err
+	}
+	return inputError(in, finish(src))
 }
 
 // The destinations of merge's records besides toNone and toPrefix.

@@ -193,7 +193,10 @@ func (s *splitter) split(dst []io.Writer) error {
 	if s.g, err = newGate(s.r, s.opt.Options); err != nil {
 		return err
 	}
-	return inputError(s.in, s.records())
+	if err := s.records(); err != nil {
+		return inputError(s.in, err)
+	}
+	return inputError(s.in, finish(src))
 }
 
 // openParts starts a Writer with the input's magic on a queue per part.

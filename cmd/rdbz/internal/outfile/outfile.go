@@ -124,8 +124,10 @@ func (o *File) Commit() error {
 	if o.done {
 		return errors.New("output already finished")
 	}
+	if !unregister(o) {
+		return ErrAborted // AbortAll is discarding it
+	}
 	o.done = true
-	unregister(o)
 	if o.inPlace {
 		return o.f.Close()
 	}
@@ -191,18 +193,25 @@ func (o *File) Abort() {
 		return
 	}
 	o.done = true
-	unregister(o)
+	live.Lock()
+	delete(live.set, o)
+	live.Unlock()
 	o.f.Close()
 	if o.tmp != "" {
 		os.Remove(o.tmp)
 	}
 }
 
-// live holds the outputs neither committed nor aborted.
+// live holds the outputs neither committed nor aborted; after AbortAll,
+// none can be committed.
 var live struct {
 	sync.Mutex
-	set map[*File]bool
+	set     map[*File]bool
+	aborted bool
 }
+
+// ErrAborted: Commit after AbortAll (the process is stopping on a signal).
+var ErrAborted = errors.New("output discarded: interrupted")
 
 func register(o *File) {
 	live.Lock()
@@ -213,16 +222,23 @@ func register(o *File) {
 	live.set[o] = true
 }
 
-func unregister(o *File) {
+// unregister takes o out of the live set; it reports false, leaving o in
+// it, once AbortAll has begun.
+func unregister(o *File) bool {
 	live.Lock()
 	defer live.Unlock()
+	if live.aborted {
+		return false
+	}
 	delete(live.set, o)
+	return true
 }
 
 // AbortAll discards every output not yet finished (before the process
 // exits on a signal).
 func AbortAll() {
 	live.Lock()
+	live.aborted = true
 	outs := make([]*File, 0, len(live.set))
 	for o := range live.set {
 		outs = append(outs, o)
