@@ -67,4 +67,3 @@ func decompress2(ctx context.Context, out *wrapped, src io.Reader, opt Decompres
 	st.Elapsed = time.Since(start)
 	return st, err
 }
-

@@ -29,8 +29,8 @@ type Stats struct {
 	Note          string // why the input was copied unchanged, when it was
 	// Format is the rdbz format version Decompress read ("1.1", "2.1",
 	// ...; "" for an RDB).
-	Format string
-	Elapsed       time.Duration
+	Format  string
+	Elapsed time.Duration
 	// Format2 is what a format-2 Compress did (nil for format 1).
 	Format2 *format2.Stats
 	// Format2Decompress is what a Decompress of a format-2 file did (nil

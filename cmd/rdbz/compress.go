@@ -127,9 +127,9 @@ func runCompress(c *cli.Context) error {
 	if opt.NoEmbed && opt.Format2 {
 		return &usageError{fmt.Errorf("--no-embed needs --format 1: a format-2 header embeds its dictionary")}
 	}
-	return transcode(c, compressedName, "", func(w io.Writer, src *source, prog *progress) (string, error) {
+	return transcode(c, compressedName, "", func(w io.Writer, src *source, prog *progress) (summary, error) {
 		if src.kind != listcodec.KindRDB {
-			return "", fmt.Errorf("%w (%s): decompress it first, or keep it as it is", listcodec.ErrAlreadyCompressed, src.kind)
+			return summary{}, fmt.Errorf("%w (%s): decompress it first, or keep it as it is", listcodec.ErrAlreadyCompressed, src.kind)
 		}
 		r := src.r
 		size := inputSize(c.Args().First())
@@ -141,7 +141,7 @@ func runCompress(c *cli.Context) error {
 			}
 		}
 		st, err := listcodec.CompressContext(c.Context, w, r, opt)
-		return summaryLine("compress", st) + filterNote(keep, st.Keys, st.LeftOut), err
+		return transcodeSummary("compress", src.path, src.out, st, filterNote(keep, st.Keys, st.LeftOut)), err
 	})
 }
 
@@ -183,12 +183,12 @@ func runDecompress(c *cli.Context) error {
 		}
 		opt.Dicts = append(opt.Dicts, d)
 	}
-	return transcode(c, decompressedName, "decompressing", func(w io.Writer, src *source, _ *progress) (string, error) {
+	return transcode(c, decompressedName, "decompressing", func(w io.Writer, src *source, _ *progress) (summary, error) {
 		if src.kind == listcodec.KindRDB && !(c.Bool("force") && (c.Bool("stdout") || c.String("output") == "-")) {
-			return "", errNotRdbz
+			return summary{}, errNotRdbz
 		}
 		st, err := listcodec.DecompressContext(c.Context, w, src.r, opt)
-		return summaryLine("decompress", st), err
+		return transcodeSummary("decompress", src.path, src.out, st, ""), err
 	})
 }
 
@@ -199,7 +199,7 @@ func runDecompress(c *cli.Context) error {
 // removes IN once OUT is in place. fn reads the input as it is (src.r) or
 // the RDB it holds (src.rdb), which transcode checks to its end
 // (src.finish) before OUT is put in place. An error names IN.
-func transcode(c *cli.Context, name namer, first string, fn func(w io.Writer, src *source, prog *progress) (string, error)) error {
+func transcode(c *cli.Context, name namer, first string, fn func(w io.Writer, src *source, prog *progress) (summary, error)) error {
 	inPath, err := inputPath(c)
 	if err != nil {
 		return err
@@ -214,6 +214,7 @@ func transcode(c *cli.Context, name namer, first string, fn func(w io.Writer, sr
 		return err
 	}
 	defer src.close()
+	src.out = outPath
 	out, err := createOutput(outPath, inPath, outputOptions(c))
 	if err != nil {
 		return err
@@ -225,7 +226,7 @@ func transcode(c *cli.Context, name namer, first string, fn func(w io.Writer, sr
 	if first != "" {
 		prog.phase(first, inputSize(inPath))
 	}
-	summary, err := fn(out, src, prog)
+	sum, err := fn(out, src, prog)
 	if err == nil {
 		err = src.finish()
 	}
@@ -244,9 +245,12 @@ func transcode(c *cli.Context, name namer, first string, fn func(w io.Writer, sr
 		}
 	}
 	if !c.Bool("quiet") {
-		fmt.Fprintln(os.Stderr, summary)
+		fmt.Fprintln(os.Stderr, sum.line)
 	}
 	if c.Bool("verbose") {
+		if sum.detail != "" {
+			fmt.Fprintln(os.Stderr, sum.detail)
+		}
 		fmt.Fprintf(os.Stderr, "%s: %s -> %s; %s\n", c.Command.Name, displayName(inPath), displayName(outPath), prog.timings())
 	}
 	return nil

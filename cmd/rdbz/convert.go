@@ -27,7 +27,7 @@ func convertCommand() *cli.Command {
 			"dropped and re-encoded (stderr; stdout with --dry-run or --json).",
 		Flags: append(append(outputFlags(), capFlag()),
 			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Usage: "(required) the server to load the output: " + strings.Join(servers.Names(), ", ")},
-			&cli.StringSliceFlag{Name: "drop", Usage: "drop what the target cannot hold of `KIND` instead of refusing: " + strings.Join(convert.Kinds(), ", ")},
+			dropFlag(),
 			&cli.BoolFlag{Name: "dry-run", Aliases: []string{"n"}, Usage: "report what would be converted, dropped and refused; write nothing"},
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON on stdout"},
 			&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept an input whose CRC64 does not match"},
@@ -65,14 +65,26 @@ func convertOptions(c *cli.Context) (convert.Options, error) {
 		}
 		opt.Envelope = envelope.LZ4()
 	}
-	kinds := convert.Kinds()
+	opt.Drop, err = dropKinds(c)
+	return opt, err
+}
+
+// dropKinds reads --drop of convert and merge: the kinds the conversion
+// may leave out, or re-encode with a loss, instead of refusing.
+func dropKinds(c *cli.Context) (map[string]bool, error) {
+	kinds, drop := convert.Kinds(), map[string]bool{}
 	for _, k := range c.StringSlice("drop") {
 		if !slices.Contains(kinds, k) {
-			return opt, usagef("--drop %q: want one of %s", k, strings.Join(kinds, ", "))
+			return nil, usagef("--drop %q: want one of %s", k, strings.Join(kinds, ", "))
 		}
-		opt.Drop[k] = true
+		drop[k] = true
 	}
-	return opt, nil
+	return drop, nil
+}
+
+// dropFlag is --drop of convert and merge.
+func dropFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "drop", Usage: "leave out (or re-encode with its loss) what the target cannot hold of `KIND` instead of refusing: " + strings.Join(convert.Kinds(), ", ")}
 }
 
 // convertedName: dump.rdb → dump.TARGET.rdb (any other name: NAME.TARGET.rdb).
@@ -94,16 +106,16 @@ func runConvert(c *cli.Context) error {
 		return usagef("--json prints the report on stdout: write the data to a file (-o OUT), or use --dry-run")
 	}
 	var rep *convert.Report
-	err = transcode(c, convertedName(opt.Target), "converting", func(w io.Writer, src *source, _ *progress) (string, error) {
+	err = transcode(c, convertedName(opt.Target), "converting", func(w io.Writer, src *source, _ *progress) (summary, error) {
 		r, err := src.rdb(c.Context, decodeOptions(c))
 		if err != nil {
-			return "", err
+			return summary{}, err
 		}
 		rep, err = convert.Convert(c.Context, w, r, opt)
 		if rep == nil {
-			return "", err
+			return summary{}, err
 		}
-		return summaryConvert(rep), err
+		return summary{line: summaryConvert(rep)}, err
 	})
 	if err != nil || rep == nil {
 		return err

@@ -26,14 +26,15 @@ func runCopy(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return transcode(c, nil, "copying", func(w io.Writer, src *source, _ *progress) (string, error) {
+	return transcode(c, nil, "copying", func(w io.Writer, src *source, _ *progress) (summary, error) {
 		start := time.Now()
 		r, err := src.rdb(c.Context, decodeOptions(c))
 		if err != nil {
-			return "", err
+			return summary{}, err
 		}
 		n, f, err := rdbio.CopyFiltered(w, r, rdbio.Options{Cap: c.Int("cap"), Keep: keep})
 		secs := time.Since(start).Seconds()
-		return fmt.Sprintf("copy: %d bytes in %.2fs (%.0f MB/s)%s", n, secs, float64(n)/1e6/secs, filterNote(keep, f.Kept, f.LeftOut)), err
+		return summary{line: fmt.Sprintf("%s : %s copied (%s)%s", displayName(src.path), size(n), displayName(src.out), filterNote(keep, f.Kept, f.LeftOut)),
+			detail: fmt.Sprintf("copy: %d bytes in %.2fs (%.0f MB/s)", n, secs, float64(n)/1e6/max(secs, 1e-9))}, err
 	})
 }

@@ -36,7 +36,7 @@ func exportFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "plain", Usage: "RESP: plain commands (the default for export)"},
 		&cli.BoolFlag{Name: "restore", Usage: "RESP: RESTORE commands with DUMP payloads (exact encodings; the target must read the RDB version)"},
 		&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Usage: "the server that loads the output: " + strings.Join(servers.Names(), ", ")},
-		&cli.StringSliceFlag{Name: "drop", Usage: "--restore --target: drop what the target cannot hold of `KIND` instead of refusing: " + strings.Join(convert.Kinds(), ", ")},
+		&cli.StringSliceFlag{Name: "drop", Usage: "leave out what the output cannot carry of `KIND` instead of refusing: " + strings.Join(export.DropKinds(), ", ") + "; with --restore --target: " + strings.Join(convert.Kinds(), ", ")},
 		&cli.StringFlag{Name: "escape", Value: "auto", Usage: "JSON strings: auto (UTF-8 as strings, else {\"base64\":...}), utf8 (\\xNN escapes), base64"},
 		&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept an input whose CRC64 does not match"},
 	}
@@ -68,11 +68,13 @@ func exportOptions(c *cli.Context, formats []string, restore bool) (export.Optio
 		}
 	}
 	for _, k := range c.StringSlice("drop") {
-		if !slices.Contains(convert.Kinds(), k) {
-			return opt, usagef("--drop %q: want one of %s", k, strings.Join(convert.Kinds(), ", "))
-		}
-		if !opt.Restore || opt.Target == "" {
-			return opt, usagef("--drop applies to --restore with --target (plain commands leave out what the target lacks)")
+		plain, converted := slices.Contains(export.DropKinds(), k), slices.Contains(convert.Kinds(), k)
+		switch {
+		case !plain && !converted:
+			return opt, usagef("--drop %q: want one of %s (commands, JSON) or %s (--restore --target)", k,
+				strings.Join(export.DropKinds(), ", "), strings.Join(convert.Kinds(), ", "))
+		case !plain && (!opt.Restore || opt.Target == ""):
+			return opt, usagef("--drop %s applies to --restore with --target; plain commands and JSON drop %s", k, strings.Join(export.DropKinds(), ", "))
 		}
 		opt.Drop[k] = true
 	}
@@ -93,14 +95,14 @@ func runExport(c *cli.Context) error {
 		return err
 	}
 	var rep *export.Report
-	err = transcode(c, stdoutName, "exporting", func(w io.Writer, src *source, _ *progress) (string, error) {
+	err = transcode(c, stdoutName, "exporting", func(w io.Writer, src *source, _ *progress) (summary, error) {
 		start := time.Now()
 		r, err := src.rdb(c.Context, decodeOptions(c))
 		if err != nil {
-			return "", err
+			return summary{}, err
 		}
 		rep, err = export.Export(c.Context, w, r, opt)
-		return summaryExport(rep, time.Since(start)), err
+		return summary{line: summaryExport(rep, time.Since(start))}, err
 	})
 	if err == nil && !c.Bool("quiet") {
 		printSkipped(os.Stderr, rep)

@@ -117,5 +117,5 @@ func filterNote(keep func(*rdbio.Record) bool, kept, leftOut int64) string {
 	if keep == nil {
 		return ""
 	}
-	return fmt.Sprintf("; %d keys kept, %d left out", kept, leftOut)
+	return fmt.Sprintf(", %d keys kept, %d left out", kept, leftOut)
 }

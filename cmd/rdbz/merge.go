@@ -23,6 +23,7 @@ func mergeCommand() *cli.Command {
 		Flags: append(append(outputFlags(), capFlag(),
 			&cli.StringFlag{Name: "on-duplicate", Value: "error", Usage: "a key several inputs hold: `error`, first (keep the first input's value) or last"},
 			&cli.StringFlag{Name: "target", Aliases: []string{"t"}, Usage: "convert every input for this server first: " + strings.Join(servers.Names(), ", ")},
+			dropFlag(),
 			&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept inputs whose CRC64 does not match"},
 		), filterFlags()...),
 		Action: runMerge,
@@ -46,6 +47,12 @@ func mergeOptions(c *cli.Context) (splitmerge.MergeOptions, error) {
 	opt.OnDuplicate = p
 	if _, ok := servers.Lookup(opt.Target); opt.Target != "" && !ok {
 		return opt, usagef("--target %q: want one of %s", opt.Target, strings.Join(servers.Names(), ", "))
+	}
+	if opt.Drop, err = dropKinds(c); err != nil {
+		return opt, err
+	}
+	if len(opt.Drop) > 0 && opt.Target == "" {
+		return opt, usagef("--drop applies to --target (the conversion of each input)")
 	}
 	return opt, nil
 }

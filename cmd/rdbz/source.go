@@ -17,6 +17,7 @@ type source struct {
 	kind listcodec.Kind
 	r    io.Reader        // the input from its first byte
 	in   *listcodec.Input // the RDB it holds (rdb)
+	out  string           // where the command writes, for its summary
 }
 
 // openSource opens an input and tells what it is; wrap, when set, is

@@ -6,9 +6,25 @@ import (
 	"github.com/rdbz/rdbz/listcodec"
 )
 
-// summaryLine is the one-line report printed at the end of compress and
-// decompress.
-func summaryLine(verb string, s *listcodec.Stats) string {
+// summary is what a command prints at its end: one short line as zstd's
+// ("dump.rdb : 40.7% (166 MiB => 67.5 MiB, dump.rdb.rdbz)"), and with -v
+// the details.
+type summary struct {
+	line, detail string
+}
+
+// transcodeSummary is the short line of compress and decompress: IN, the
+// output's share of the input, both sizes and OUT.
+func transcodeSummary(verb, in, out string, s *listcodec.Stats, note string) summary {
+	line := fmt.Sprintf("%s : %s (%s => %s, %s)", displayName(in), pct(s.BytesOut, s.BytesIn), size(s.BytesIn), size(s.BytesOut), displayName(out))
+	if verb == "decompress" {
+		line = fmt.Sprintf("%s : %s => %s (%s)", displayName(in), size(s.BytesIn), size(s.BytesOut), displayName(out))
+	}
+	return summary{line: line + note, detail: detailLine(verb, s)}
+}
+
+// detailLine is the line -v adds after compress and decompress.
+func detailLine(verb string, s *listcodec.Stats) string {
 	secs := s.Elapsed.Seconds()
 	mbs := 0.0
 	if secs > 0 {
@@ -30,7 +46,7 @@ func summaryLine(verb string, s *listcodec.Stats) string {
 		return fmt.Sprintf("%s: %d -> %d bytes (%.3fx), format 2; T %d bytes; %.2fs, %.1f MB/s",
 			verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), f.TBytes, secs, float64(s.BytesOut)/1e6/max(secs, 1e-9))
 	}
-	line := fmt.Sprintf("%s: %d -> %d bytes (%.3fx); list nodes %d -> %d bytes; nodes %d: %d re-encoded, %d kept, %d over cap",
+	line := fmt.Sprintf("%s: %d -> %d bytes (%.3fx), format 1; list nodes %d -> %d bytes; nodes %d: %d re-encoded, %d kept, %d over cap",
 		verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), s.NodeBytesIn, s.NodeBytesOut,
 		s.Nodes, s.Changed, s.Kept, s.Big)
 	if s.Unfaithful > 0 {

@@ -38,15 +38,18 @@ const (
 	// too, but for lists-plain-nodes, 0.952×, over its 0.95× target).
 	LZFLevel     = zstd.SpeedDefault
 	LZFExpansion = 1.15
-	// HeldLevel is the level of the blocks of a dump whose whole T fits in
-	// the training hold (TrainBytes), when the level is chosen: the hold is
-	// compressed in memory, at most 8 MiB, and SpeedBestCompression costs
-	// at most about 0.6 CPU-s there (13–17 MB/s a core, measured on the
-	// first 8 MiB of app-cache-nocompress, lists-events, mixed-nocompress)
-	// for 1.5–3.5% less than DefaultLevel: lists-ints-small (1.49 MB) from
-	// 0.981× to 0.94× of whole-file zstd -3. The dictionary is still trained
-	// at the level autoLevel chooses (training at this one took 4.5 s).
-	HeldLevel         = zstd.SpeedBestCompression
+	// BestLevel is where klauspost's encoders need the most memory: its
+	// best encoder holds 34 MiB of match tables, and as much again for a
+	// dictionary's (measured: compress -11 of mixed-all-types peaked at
+	// 168 MiB with one worker). From it on, Compress runs one block
+	// worker, trains no dictionary (the tables of a dictionary would
+	// double the encoder's) and judges training at EvalLevel, so that it
+	// stays within 64 MiB.
+	BestLevel = zstd.SpeedBestCompression
+	// EvalLevel is the most a dictionary is trained and judged at: the
+	// judgement (does it pay?) barely depends on the level, the memory
+	// does.
+	EvalLevel         = zstd.SpeedBetterCompression
 	DefaultBlockSize  = 1 << 20
 	DefaultDictSize   = block.DefaultDictSize
 	DefaultIndexShare = 0.01
@@ -173,7 +176,10 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 		}
 		c.dict = opt.Dict
 	}
-	c.trained = opt.Dict != nil || opt.NoDict
+	c.trained = opt.Dict != nil || opt.NoDict || opt.Level >= BestLevel
+	if c.trained && opt.Level != 0 {
+		c.limit = 0 // nothing to train on nor a level to choose: no hold
+	}
 	if c.trained {
 		opt.phase("compressing")
 	} else {
@@ -243,8 +249,6 @@ type csink struct {
 	recs    []heldRec
 	keys    []byte
 	out     counter
-	auto    bool   // the level was chosen (Options.Level 0)
-	heldAll bool   // the input ended while held: finish compresses it in memory
 	every   int64  // Estimate: 1 in every this many windows compressed
 	seen    int64  // Estimate: T bytes after the held ones
 	skip    bool   // Estimate: the record being read is left out
@@ -301,11 +305,23 @@ func (c *csink) Write(p []byte) (int, error) {
 	if c.w != nil {
 		return c.w.Write(p)
 	}
-	c.held = append(c.held, p...)
-	if int64(len(c.held)) >= c.limit {
-		if err := c.start(c.dst); err != nil {
-			return 0, err
-		}
+	// The hold is allocated once at its full size (pages not written
+	// are not resident) and never grows past it: appending to it grew
+	// it by doubling, 40 MiB allocated to hold 8.
+	if c.held == nil {
+		c.held = make([]byte, 0, c.limit)
+	}
+	room := int(c.limit) - len(c.held)
+	if len(p) < room {
+		c.held = append(c.held, p...)
+		return len(p), nil
+	}
+	c.held = append(c.held, p[:room]...)
+	if err := c.start(c.dst); err != nil {
+		return 0, err
+	}
+	if _, err := c.Write(p[room:]); err != nil {
+		return 0, err
 	}
 	return len(p), nil
 }
@@ -314,13 +330,14 @@ func (c *csink) Write(p []byte) (int, error) {
 // what is held.
 func (c *csink) start(w io.Writer) error {
 	if c.opt.Level == 0 {
-		c.opt.Level, c.auto = c.autoLevel(), true
+		c.opt.Level = c.autoLevel()
 	}
 	level := c.opt.Level
-	if c.auto && c.heldAll {
-		level = HeldLevel
-	}
 	c.st.Level = level
+	workers := c.opt.Workers
+	if level >= BestLevel {
+		workers, c.trained = 1, true // see BestLevel
+	}
 	if !c.trained {
 		c.opt.phase("training")
 		s := newSampler(c.opt)
@@ -330,7 +347,7 @@ func (c *csink) start(w io.Writer) error {
 		c.opt.phase("compressing")
 	}
 	c.out = counter{w: w}
-	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: level, Workers: c.opt.Workers, IndexShare: c.opt.IndexShare, Source: c.source, State: rdbio.TKeyDB})
+	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: level, Workers: workers, IndexShare: c.opt.IndexShare, Source: c.source, State: rdbio.TKeyDB})
 	if err != nil {
 		return err
 	}
@@ -382,7 +399,6 @@ func (c *csink) replay(s rdbio.TSink) error {
 // decompress refuses, and would lose an envelope.
 func (c *csink) finish() error {
 	if c.w == nil {
-		c.heldAll = true
 		var buf bytes.Buffer
 		if err := c.start(&buf); err != nil {
 			return err

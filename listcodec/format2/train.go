@@ -58,6 +58,7 @@ func (s *sampler) samples() [][]byte {
 // and without it, scaled to all of T. nil: blocks without a dictionary.
 func buildDict(samples [][]byte, tBytes int64, opt Options) []byte {
 	size := int(max(min(int64(opt.DictSize), tBytes/10), 4<<10))
+	opt.Level = min(opt.Level, EvalLevel) // see EvalLevel
 	d, err := trainDict(samples, train.Params{DictSize: size, Seed: opt.Seed, Level: opt.Level, K: trainK, D: trainD})
 	if err != nil || d == nil {
 		return nil

@@ -15,9 +15,11 @@ import (
 type MergeOptions struct {
 	reshape.MergeOptions
 	// Target, when set, converts every input for that server
-	// (rdbio/convert, no kind dropped) before it is merged; the output's
-	// magic is then one the target reads.
+	// (rdbio/convert) before it is merged; the output's magic is then one
+	// the target reads. Drop names what the conversion may leave out
+	// (convert.Options.Drop); anything else it cannot carry is refused.
 	Target string
+	Drop   map[string]bool
 	// Now is the time convert judges field expiries by, the same in both
 	// passes (zero: the clock's when Merge starts).
 	Now time.Time
@@ -60,7 +62,7 @@ func Merge(ctx context.Context, srcs []Source, dst io.Writer, opt MergeOptions) 
 // converted is the input converted for opt.Target, through a pipe; rep
 // gets the report of the last conversion.
 func converted(ctx context.Context, in reshape.Input, opt MergeOptions, rep **convert.Report) reshape.Input {
-	copt := convert.Options{Options: decodeOptions(opt.Options), Target: opt.Target, Now: opt.Now}
+	copt := convert.Options{Options: decodeOptions(opt.Options), Target: opt.Target, Now: opt.Now, Drop: opt.Drop}
 	open := in.Open
 	in.Open = func() (io.ReadCloser, error) {
 		src, err := open()

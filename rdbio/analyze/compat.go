@@ -27,8 +27,11 @@ type Compat struct {
 	// --drop names it); "" otherwise.
 	Fix string `json:"fix,omitempty"`
 	// FixLoses says what the Fix loses that the server has no place for
-	// (stream metadata, field TTLs); "" for nothing.
-	FixLoses string `json:"fix_loses,omitempty"`
+	// (stream metadata, field TTLs); "" for nothing. The Fix then names
+	// with --drop the kinds that lose it (FixDrops): convert refuses a
+	// loss it was not told to accept.
+	FixLoses string   `json:"fix_loses,omitempty"`
+	FixDrops []string `json:"fix_drops,omitempty"`
 }
 
 // Cause is one reason a server refuses a file or drops part of it.
@@ -49,6 +52,7 @@ type Cause struct {
 	// nothing).
 	convertible bool
 	loses       string
+	kind        string // the --drop kind that accepts loses
 	// skipped: data the server skips while loading (not Fatal), which
 	// rdbz convert refuses unless --drop names it.
 	skipped bool
@@ -149,6 +153,7 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 			if !srv.ReadsType(u.vt) {
 				cs := u.cause(fmt.Sprintf("value type %d (%s)", u.vt.Byte(), name), true)
 				cs.convertible, cs.loses = srv.Reencodes(u.vt)
+				cs.kind = name
 				v.Causes = append(v.Causes, cs)
 			}
 		}
@@ -187,10 +192,18 @@ func (c *compatCollector) judge(h rdbio.Header, s *Summary) []Compat {
 			if cs.loses != "" && !slices.Contains(loses, cs.loses) {
 				loses = append(loses, cs.loses)
 			}
+			if cs.loses != "" && cs.kind != "" && !slices.Contains(v.FixDrops, cs.kind) {
+				v.FixDrops = append(v.FixDrops, cs.kind)
+			}
 		}
 		if !v.Loads && fixable {
 			v.Fix = "rdbz convert --target " + srv.Name()
+			for _, k := range v.FixDrops {
+				v.Fix += " --drop " + k
+			}
 			v.FixLoses = strings.Join(loses, "; ")
+		} else {
+			v.FixDrops = nil
 		}
 		out = append(out, v)
 	}

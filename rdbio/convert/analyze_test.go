@@ -3,6 +3,7 @@ package convert
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"slices"
 	"testing"
@@ -49,7 +50,17 @@ func TestConvertAgreesWithAnalyze(t *testing.T) {
 				continue // an alias; or a file analyze could not judge
 			}
 			var out bytes.Buffer
-			rep, err := Convert(t.Context(), &out, bytes.NewReader(in), Options{Target: target})
+			drop := map[string]bool{}
+			for _, k := range before[target].FixDrops {
+				drop[k] = true
+			}
+			if len(drop) > 0 {
+				// A loss not accepted by --drop is refused.
+				if _, err := Convert(t.Context(), io.Discard, bytes.NewReader(in), Options{Target: target}); !errors.Is(err, ErrRefused) {
+					t.Errorf("%s for %s without --drop %v: %v; want a refusal", cf.Name, target, before[target].FixDrops, err)
+				}
+			}
+			rep, err := Convert(t.Context(), &out, bytes.NewReader(in), Options{Target: target, Drop: drop})
 			if fix := before[target]; fix.Fix != "" && err != nil {
 				t.Errorf("%s: analyze says %q; convert: %v", cf.Name, fix.Fix, err)
 				continue

@@ -211,9 +211,9 @@ func (c *converter) drop(kind string, key []byte, isKey bool, off int64, why, lo
 	if c.prefix >= 0 {
 		from = c.prefix
 	}
-	if !c.opt.Drop[kind] {
+	if !c.opt.Drop[kind] && !hintOnly[kind] {
 		c.rep.add(kind, Refused, key, isKey, off, why, lost)
-		err := c.refusal(kind, key, isKey, off, why)
+		err := c.refusal(kind, key, isKey, off, why, lost)
 		if !c.opt.DryRun {
 			return err
 		}
@@ -238,14 +238,20 @@ func (c *converter) drop(kind string, key []byte, isKey bool, off int64, why, lo
 	return c.g.skipTo(c.r.Offset())
 }
 
-// refusal is the error of a refused record.
-func (c *converter) refusal(kind string, key []byte, isKey bool, off int64, why string) error {
+// refusal is the error of a refused record: one the target cannot hold
+// (lost: what leaving it out loses), or a value it holds only with a loss
+// (lost: that loss).
+func (c *converter) refusal(kind string, key []byte, isKey bool, off int64, why, lost string) error {
 	what := "record"
 	if isKey {
 		what = fmt.Sprintf("key %q", key)
 	}
-	return fmt.Errorf("%w: offset %d, %s: %s cannot hold %s (%s); --drop %s drops these",
-		ErrRefused, off, what, c.target.Name(), kind, why, kind)
+	do := "drops these"
+	if lost != "the key" && lost != "the record" && isKey {
+		do = "accepts the loss"
+	}
+	return fmt.Errorf("%w: offset %d, %s: %s cannot hold %s (%s); --drop %s %s",
+		ErrRefused, off, what, c.target.Name(), kind, why, kind, do)
 }
 
 // end writes the trailer and the bytes after it.

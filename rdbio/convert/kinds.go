@@ -18,6 +18,10 @@ var recordKinds = map[rdbio.Kind]struct{ kind, lost string }{
 	rdbio.KindVendor:     {"vendor", "vendor records (Dragonfly, Redis Enterprise)"},
 }
 
+// hintOnly are the records whose loss loses no data (a hint the target
+// recomputes as it loads): dropped, and reported, without --drop.
+var hintOnly = map[string]bool{"slot-info": true}
+
 // valueKinds name, by type name, the values a target may not read: the
 // conversion they need (where reencode.go has none yet) and what dropping
 // them loses beyond the keys.

@@ -30,6 +30,11 @@ func (c *converter) olderStream(t rdbio.Type) (to rdbio.Type, ok bool) {
 // type byte is replaced, the fields to lacks are left out
 // (rdbio.Value.CopyStreamAs).
 func (c *converter) streamAs(rec *rdbio.Record, name string, to rdbio.Type) error {
+	if lost := servers.StreamFieldsLost(rec.Type, to); lost != "" && !c.opt.Drop[name] {
+		// A lossy re-encoding is refused as a value the target cannot
+		// hold is: --drop accepts the loss (the key is kept).
+		return c.drop(name, rec.Key, true, rec.Offset, fmt.Sprintf("as %v (type %d) it loses %s", to, to.Byte(), lost), lost, false)
+	}
 	c.g.cutOut(rec.Offset, rec.Offset+1, []byte{to.Byte()})
 	c.prefix = -1
 	c.rep.Keys++
@@ -104,9 +109,6 @@ func (c *converter) expiringAs(rec *rdbio.Record, name string, to rdbio.Type) er
 	if to == rdbio.TypeHashMetadata && slices.ContainsFunc(fields, func(f expiring) bool { return f.exp > maxFieldExpiry }) {
 		to = rdbio.TypeHash // redis refuses a file with a field expiry past its limit
 	}
-	out := appendRaw([]byte{to.Byte()}, rec.Key) // the type and the key, then the value
-	out = appendExpiring(out, to, fields, arena)
-	c.rep.Keys++
 	lost := ""
 	switch to {
 	case rdbio.TypeHash, rdbio.TypeSet:
@@ -114,6 +116,15 @@ func (c *converter) expiringAs(rec *rdbio.Record, name string, to rdbio.Type) er
 	case rdbio.TypeDflyHashExpiry, rdbio.TypeDflySetExpiry:
 		lost = "the milliseconds of per-field TTLs (Dragonfly keeps seconds: rounded up)"
 	}
+	if lost != "" && !c.opt.Drop[name] {
+		// A lossy re-encoding is refused as a value the target cannot
+		// hold is: --drop accepts the loss (the key is kept).
+		c.prefix = from
+		return c.drop(name, rec.Key, true, rec.Offset, fmt.Sprintf("as %v (type %d) it loses %s", to, to.Byte(), lost), lost, true)
+	}
+	out := appendRaw([]byte{to.Byte()}, rec.Key) // the type and the key, then the value
+	out = appendExpiring(out, to, fields, arena)
+	c.rep.Keys++
 	c.rep.add(name, Reencoded, rec.Key, true, rec.Offset, fmt.Sprintf("as %v (type %d)", to, to.Byte()), lost)
 	c.g.cutOut(rec.Offset, c.r.Offset(), out)
 	return c.g.skipTo(c.r.Offset())

@@ -98,6 +98,7 @@ type Report struct {
 	Commands int64  // RESP commands written
 	Bytes    int64  // bytes written
 	Skipped  []Item // what was left out, by kind
+	drop     map[string]bool
 }
 
 // Item is one kind of thing left out: how many, the first one, and why.
@@ -109,12 +110,49 @@ type Item struct {
 	Why         string `json:"why"`
 }
 
-// skip counts one thing of kind what left out, at a key (nil for none).
-func (rep *Report) skip(what string, key []byte, off int64, why string) {
+// ErrLoss is wrapped by the error of an export that would leave out
+// something the output cannot carry, and that Options.Drop does not
+// accept.
+var ErrLoss = errors.New("the output cannot carry it")
+
+// dropKinds name, as Options.Drop takes them, what an export may leave
+// out (Report.Skipped's What), besides the values of a type no command
+// rebuilds, named by their family (as TYPE says: "module", ...).
+var dropKinds = map[string]string{
+	"member TTLs":        "member-ttl",
+	"field TTLs":         "field-ttl",
+	"function libraries": "function",
+	"stream metadata":    "stream-metadata",
+}
+
+// DropKinds are the kinds Options.Drop takes for plain commands and
+// JSON, sorted.
+func DropKinds() []string {
+	return []string{"field-ttl", "function", "member-ttl", "module", "stream-metadata"}
+}
+
+// dropName is the --drop kind of a thing left out.
+func dropName(what string) string {
+	if k, ok := dropKinds[what]; ok {
+		return k
+	}
+	return strings.TrimSuffix(what, " values")
+}
+
+// skip counts one thing of kind what left out, at a key (nil for none),
+// when drop accepts its loss; otherwise it is an error (ErrLoss).
+func (rep *Report) skip(what string, key []byte, off int64, why string) error {
+	if kind := dropName(what); !rep.drop[kind] {
+		at := fmt.Sprintf("offset %d", off)
+		if key != nil {
+			at += fmt.Sprintf(", key %s", rdbio.QuoteKey(key, 200))
+		}
+		return fmt.Errorf("export: %s: %s would be left out (%s): %w; --drop %s leaves them out", at, what, why, ErrLoss, kind)
+	}
 	for i := range rep.Skipped {
 		if rep.Skipped[i].What == what {
 			rep.Skipped[i].Count++
-			return
+			return nil
 		}
 	}
 	k := ""
@@ -122,6 +160,7 @@ func (rep *Report) skip(what string, key []byte, off int64, why string) {
 		k = string(escape.AppendUTF8(nil, key))
 	}
 	rep.Skipped = append(rep.Skipped, Item{What: what, Count: 1, FirstKey: k, FirstOffset: off, Why: why})
+	return nil
 }
 
 // keyInfo is the key record being written.
@@ -173,6 +212,7 @@ func NewWriter(w io.Writer, h rdbio.Header, opt Options) (*Writer, error) {
 		return nil, err
 	}
 	wr := &Writer{opt: opt, cw: &countWriter{w: w}}
+	wr.rep.drop = opt.Drop
 	wr.bw = bufio.NewWriterSize(wr.cw, 64<<10)
 	switch opt.Format {
 	case RESP:

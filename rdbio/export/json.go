@@ -235,8 +235,7 @@ func (j *jsonOut) fieldTTL(ms int64) error {
 		return nil
 	}
 	if j.k.family == "set" {
-		j.rep.skip("member TTLs", j.k.rec.Key, j.k.rec.Offset, "JSON set members carry no TTL")
-		return nil
+		return j.rep.skip("member TTLs", j.k.rec.Key, j.k.rec.Offset, "JSON set members carry no TTL")
 	}
 	j.buf = strconv.AppendInt(append(j.buf[:0], ','), ms, 10)
 	_, err := j.w.Write(j.buf)

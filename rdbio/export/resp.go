@@ -347,14 +347,11 @@ func (p *plain) fieldTTL(ms int64) error {
 	case ms == 0:
 		return nil
 	case p.k.family != "hash":
-		p.rep.skip("member TTLs", p.key, p.k.rec.Offset, "no command gives a set member a TTL")
-		return nil
+		return p.rep.skip("member TTLs", p.key, p.k.rec.Offset, "no command gives a set member a TTL")
 	case !p.feat.fieldTTL:
-		p.rep.skip("field TTLs", p.key, p.k.rec.Offset, "the target has no HPEXPIREAT (redis 7.4, valkey 9)")
-		return nil
+		return p.rep.skip("field TTLs", p.key, p.k.rec.Offset, "the target has no HPEXPIREAT (redis 7.4, valkey 9)")
 	case p.bigFld:
-		p.rep.skip("field TTLs", p.key, p.k.rec.Offset, "a field over the command bound keeps no TTL")
-		return nil
+		return p.rep.skip("field TTLs", p.key, p.k.rec.Offset, "a field over the command bound keeps no TTL")
 	}
 	if p.ttl.n > 0 && ms != p.ttlMs {
 		if err := p.flushElements(); err != nil {
@@ -400,8 +397,7 @@ func (p *plain) skip(*keyInfo, string) error { return nil }
 
 func (p *plain) function(code []byte) error {
 	if !p.feat.functions {
-		p.rep.skip("function libraries", nil, 0, "the target has no functions (redis 7.0)")
-		return nil
+		return p.rep.skip("function libraries", nil, 0, "the target has no functions (redis 7.0)")
 	}
 	return p.command([]byte("FUNCTION"), []byte("LOAD"), []byte("REPLACE"), code)
 }

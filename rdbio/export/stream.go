@@ -75,8 +75,8 @@ func (p *plain) meta(m *rdbio.StreamMeta) error {
 		if p.feat.streamMeta {
 			args = append(args, []byte("ENTRIESADDED"), strconv.AppendUint(nil, m.EntriesAdded, 10),
 				[]byte("MAXDELETEDID"), []byte(m.MaxDeletedID.String()))
-		} else {
-			p.rep.skip("stream metadata", p.key, p.k.rec.Offset, "the target has no XSETID ENTRIESADDED / MAXDELETEDID (redis 7.0)")
+		} else if err := p.rep.skip("stream metadata", p.key, p.k.rec.Offset, "the target has no XSETID ENTRIESADDED / MAXDELETEDID (redis 7.0)"); err != nil {
+			return err
 		}
 	}
 	return p.command(args...)
@@ -102,7 +102,9 @@ func (p *plain) group(e *rdbio.Elem) error {
 	case p.feat.streamMeta:
 		args = append(args, []byte("ENTRIESREAD"), strconv.AppendInt(nil, e.Read, 10))
 	case e.Read >= 0:
-		p.rep.skip("stream metadata", p.key, p.k.rec.Offset, "the target has no XGROUP ENTRIESREAD (redis 7.0)")
+		if err := p.rep.skip("stream metadata", p.key, p.k.rec.Offset, "the target has no XGROUP ENTRIESREAD (redis 7.0)"); err != nil {
+			return err
+		}
 	}
 	return p.command(args...)
 }

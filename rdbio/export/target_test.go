@@ -3,8 +3,11 @@ package export
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rdbz/rdbz/rdbio/convert"
@@ -55,7 +58,7 @@ func TestExportTargets(t *testing.T) {
 // allKinds lets convert drop whatever a target cannot hold.
 func allKinds() map[string]bool {
 	m := map[string]bool{}
-	for _, k := range convert.Kinds() {
+	for _, k := range append(convert.Kinds(), DropKinds()...) {
 		m[k] = true
 	}
 	return m
@@ -78,4 +81,23 @@ func convertedFor(t *testing.T, path, target string) string {
 		t.Fatal(err)
 	}
 	return conv
+}
+
+// TestExportRefusesLoss: plain commands for a target without field TTLs
+// would leave the TTLs out: refused (ErrLoss, naming the offset and the
+// key) unless Drop names field-ttl, and then reported.
+func TestExportRefusesLoss(t *testing.T) {
+	path := filepath.Join(rdbiotest.Shared(), "corpus", "public", "hdt3213-rdb__hash_with_hfe.rdb")
+	in, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("corpus absent: %v", err)
+	}
+	_, err = Export(t.Context(), io.Discard, bytes.NewReader(in), Options{Target: "redis-6.2"})
+	if !errors.Is(err, ErrLoss) || !strings.Contains(err.Error(), "offset") || !strings.Contains(err.Error(), "--drop field-ttl") {
+		t.Fatalf("got %v; want ErrLoss naming the offset and --drop field-ttl", err)
+	}
+	rep, err := Export(t.Context(), io.Discard, bytes.NewReader(in), Options{Target: "redis-6.2", Drop: map[string]bool{"field-ttl": true}})
+	if err != nil || len(rep.Skipped) != 1 || rep.Skipped[0].What != "field TTLs" {
+		t.Fatalf("with --drop field-ttl: %v, skipped %+v", err, rep)
+	}
 }

@@ -51,7 +51,9 @@ func (w *walker) value(v rdbio.Value, k *keyInfo) error {
 		}
 		why = fmt.Sprintf("module type %s: no commands rebuild it without the module (RESTORE carries it)", info.Module)
 	}
-	w.rep.skip(k.family+" values", k.rec.Key, k.rec.Offset, why)
+	if err := w.rep.skip(k.family+" values", k.rec.Key, k.rec.Offset, why); err != nil {
+		return err
+	}
 	return w.rd.skip(k, why)
 }
 
