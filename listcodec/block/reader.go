@@ -207,7 +207,10 @@ func (r *Reader) decoder() {
 			}
 			// The decoder writes at most cap(dst) bytes
 			// (WithDecodeAllCapLimit): the frame's content size.
-			j.out, j.err = r.dec.DecodeAll(j.frame, slices.Grow(j.out[:0], j.fi.contentSize))
+			if cap(j.out) < j.fi.contentSize {
+				j.out = blockBuf(j.fi.contentSize)
+			}
+			j.out, j.err = r.dec.DecodeAll(j.frame, j.out[:0:j.fi.contentSize])
 			if j.err != nil {
 				sentinel := ErrFormat
 				if errors.Is(j.err, zstd.ErrCRCMismatch) {
@@ -644,5 +647,32 @@ func (r *Reader) Close() error {
 	r.cancel(errors.New("rdbz format 2: reader closed"))
 	r.wg.Wait()
 	r.dec.Close()
-	return nil
+	for {
+		select {
+		case j := <-r.free:
+			putBlockBuf(j.out)
+		default:
+			return nil
+		}
+	}
+}
+
+// blockBufs keep decoded-block buffers from one Reader to the next: a
+// buffer of up to a block's size, allocated and cleared by the runtime for
+// each Reader, was most of the cost of reading a small file (FuzzDecompress
+// ran at a few executions a second while minimizing).
+var blockBufs sync.Pool // *[]byte
+
+// blockBuf is a buffer of capacity at least n, its content undefined.
+func blockBuf(n int) []byte {
+	if p, ok := blockBufs.Get().(*[]byte); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+func putBlockBuf(b []byte) {
+	if cap(b) > 0 {
+		blockBufs.Put(&b)
+	}
 }
