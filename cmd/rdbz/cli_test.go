@@ -291,8 +291,44 @@ func TestManPageUpToDate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if page != string(file) || !strings.Contains(page, ".SH compress") {
+	if page != string(file) || !strings.Contains(page, ".SS compress") {
 		t.Fatal("docs/rdbz.1 is not rdbz man's output: run go generate ./cmd/rdbz")
+	}
+}
+
+// TestManPageRenders: groff reads the page without a warning, and the
+// rendered page has a usage line per command, EXIT STATUS and EXAMPLES,
+// the help's backslashes, and numeric flags with their value and default.
+func TestManPageRenders(t *testing.T) {
+	if _, err := exec.LookPath("groff"); err != nil {
+		t.Skip("groff is not installed (apt-get install groff-base)")
+	}
+	page, _ := mustRun(t, "man")
+	check := exec.Command("groff", "-man", "-Tutf8", "-ww", "-z")
+	check.Stdin = strings.NewReader(page)
+	if out, err := check.CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("groff warns: %v\n%s", err, out)
+	}
+	render := exec.Command("groff", "-man", "-Tascii", "-P-c", "-P-b", "-P-u", "-rLL=200n")
+	render.Stdin = strings.NewReader(page)
+	out, err := render.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(out)
+	app := newApp()
+	for _, c := range app.VisibleCommands() {
+		if want := "rdbz " + c.Name + " [OPTIONS] " + c.ArgsUsage; !strings.Contains(text, strings.TrimSpace(want)) {
+			t.Errorf("no usage line %q", want)
+		}
+	}
+	for _, want := range []string{"EXIT STATUS", "EXAMPLES", `[a-z] \x)`, "--shards N", "(default: 16777216)", "130"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the rendered page lacks %q", want)
+		}
+	}
+	if strings.Contains(text, `=""`) {
+		t.Error(`the rendered page shows a value as =""`)
 	}
 }
 

@@ -103,21 +103,3 @@ func completeValues(cmd *cli.Command) cli.BashCompleteFunc {
 	}
 }
 
-//go:generate sh -c "go run . man > ../../docs/rdbz.1"
-
-// manCommand prints the man page, made from the same definitions as the
-// help; docs/rdbz.1 is its output (go generate ./cmd/rdbz).
-func manCommand() *cli.Command {
-	return &cli.Command{
-		Name:   "man",
-		Usage:  "print the man page (roff)",
-		Hidden: true,
-		Action: func(c *cli.Context) error {
-			page, err := c.App.ToManWithSection(1)
-			if err != nil {
-				return err
-			}
-			return report(func(w io.Writer) { fmt.Fprint(w, page) })
-		},
-	}
-}

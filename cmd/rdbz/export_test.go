@@ -43,7 +43,7 @@ func TestGetCLI(t *testing.T) {
 	z := filepath.Join(t.TempDir(), "m.rdbz")
 	mustRun(t, "compress", "-q", path, "-o", z)
 	for _, key := range []string{"hash:small:5", "str:int:1", "stream:orders"} {
-		for _, args := range [][]string{{}, {"--format", "json"}, {"--format", "resp"}, {"--format", "resp", "--plain"}, {"--db", "1"}} {
+		for _, args := range [][]string{{}, {"--format", "json"}, {"--format", "text"}, {"--restore"}, {"--format", "resp", "--plain"}, {"--db", "1"}} {
 			if key == "stream:orders" && len(args) > 0 && args[0] == "--db" {
 				continue // only in db 0
 			}
@@ -55,13 +55,13 @@ func TestGetCLI(t *testing.T) {
 		}
 	}
 	for _, f := range []string{path, z} {
-		out, stderr, code := run(t, nil, "get", f, "hash:small:5", "no:such:key")
+		out, stderr, code := run(t, nil, "get", "--format", "text", f, "hash:small:5", "no:such:key")
 		if code != 1 || !strings.Contains(stderr, `key "no:such:key" not found in db 0`) || !strings.Contains(out, `key "hash:small:5"`) {
 			t.Fatalf("get of a missing key: exit %d, stderr %q, stdout %.100q", code, stderr, out)
 		}
 	}
 	for _, args := range [][]string{{"get", path}, {"get", path, "k", "--format", "csv"}, {"get", path, "k", "--plain", "--restore"},
-		{"export", path, "--format", "text"}, {"export", path, "--escape", "hex"}, {"export", path, "--drop", "module"}} {
+		{"export", path, "--format", "text"}, {"export", path, "--escape", "hex"}, {"export", path, "--drop", "hash2"}} {
 		if _, stderr, code := run(t, nil, args...); code != 2 {
 			t.Fatalf("%v: exit %d (%s), want 2", args, code, stderr)
 		}

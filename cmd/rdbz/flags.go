@@ -8,7 +8,7 @@ import (
 // commonFlags are the flags of every command.
 func commonFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress and no summary (verify: no report, only the exit code)"},
+		&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress and no summary line"},
 		&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "more detail (file names, the time of each phase)"},
 	}
 }

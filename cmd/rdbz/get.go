@@ -21,12 +21,12 @@ func getCommand() *cli.Command {
 		Name:      "get",
 		Usage:     "print the values of some keys (see docs/export.md)",
 		ArgsUsage: "FILE KEY...",
-		Description: "Writes the keys of db --db found in FILE to stdout: as text (Go-quoted strings), JSON like\n" +
-			"export's, or RESP (RESTORE ... REPLACE ABSTTL commands; plain commands with --plain). A format-2 .rdbz\n" +
-			"file is read through its index: only the blocks that may hold the keys. Any other file is read until\n" +
-			"the keys are found. A key not found is named on stderr, and the exit status is 1.",
+		Description: "Writes the keys of db --db found in FILE to stdout as export writes them: RESP commands (plain,\n" +
+			"or RESTORE ... REPLACE ABSTTL with --restore), JSON, or text (Go-quoted strings: the default on a\n" +
+			"terminal). A format-2 .rdbz file is read through its index: only the blocks that may hold the keys.\n" +
+			"Any other file is read until the keys are found. A key not found is named on stderr (exit 1).",
 		Flags: append([]cli.Flag{capFlag(),
-			&cli.StringFlag{Name: "format", Value: "text", Usage: "text, json, jsonl or resp"},
+			&cli.StringFlag{Name: "format", Value: "resp", DefaultText: "resp, or text on a terminal", Usage: "resp, json, jsonl or text"},
 			&cli.Uint64Flag{Name: "db", Usage: "the db of the keys"},
 		}, append(exportFlags(), filterFlagsBut("db")...)...),
 		Action: runGet,
@@ -37,7 +37,12 @@ func runGet(c *cli.Context) error {
 	if c.NArg() < 2 {
 		return usagef("get takes FILE and at least one KEY, got %d arguments", c.NArg())
 	}
-	opt, err := exportOptions(c, []string{"text", "json", "jsonl", "resp"}, true)
+	if !c.IsSet("format") && isTerminal(os.Stdout) {
+		if err := c.Set("format", "text"); err != nil {
+			return err
+		}
+	}
+	opt, err := exportOptions(c, []string{"resp", "json", "jsonl", "text"}, false)
 	if err != nil {
 		return err
 	}

@@ -83,6 +83,7 @@ func newApp() *cli.App {
 			copyCommand(),
 			compressCommand(),
 			decompressCommand(),
+			testCommand(),
 			convertCommand(),
 			splitCommand(),
 			mergeCommand(),

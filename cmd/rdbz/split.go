@@ -147,6 +147,11 @@ func planSplit(c *cli.Context) (*splitPlan, error) {
 	if prefix == "" || prefix == "-" {
 		return nil, usagef("missing -o PREFIX: the parts are named PREFIX + the node or part (not stdout)")
 	}
+	if fi, err := os.Stat(prefix); err == nil && !fi.IsDir() {
+		// -o /dev/full or -o dump.rdb: a file, where a name to extend
+		// was meant; the parts would go beside it (/dev/full0.rdb).
+		return nil, usagef("-o %s: that is a file; split writes several, named PREFIX + the node or part: give a prefix (out/part-)", prefix)
+	}
 	given := 0
 	for _, f := range []string{"nodes", "slots", "shards"} {
 		if c.IsSet(f) {

@@ -20,7 +20,7 @@ func trainCommand() *cli.Command {
 	d := listcodec.DefaultTrainOptions()
 	return &cli.Command{
 		Name:      "train",
-		Usage:     "train a zstd dictionary from the list nodes of RDB files (as rdbz compress trains it)",
+		Usage:     "train a zstd dictionary from the list nodes of RDB files (as compress --format 1 does; format 2 trains on whole records itself)",
 		ArgsUsage: "[IN...]",
 		Description: "Writes a standard zstd dictionary to OUT (-o FILE.dict) or stdout (-c; the default when reading\n" +
 			"stdin: no IN, or IN -). The samples are drawn from all the INs.",

@@ -16,6 +16,8 @@ func verifyCommand() *cli.Command {
 		Usage: "check that two RDB files hold the same data (per db the same keys, types, values and expiries, " +
 			"whatever the encodings); compressed files are decoded on the fly. Exit 0: same; 1: different or unreadable",
 		ArgsUsage: "A B (paths; one of them may be - for stdin)",
+		Description: "Prints what it compared (the keys, how many compared decoded and how many as stored); with -q\n" +
+			"nothing: only the exit status says.",
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "dict", Usage: "external dictionary file(s), for files compressed with --no-embed"},
 			&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept inputs whose CRC64 does not match"},
