@@ -102,4 +102,3 @@ func completeValues(cmd *cli.Command) cli.BashCompleteFunc {
 		flags(c)
 	}
 }
-
