@@ -57,7 +57,9 @@ func runAnalyze(c *cli.Context) error {
 	if keys != nil {
 		opt.Keys = keys.csv
 	}
-	if sb := c.Int64("sample-bytes"); sb > 0 && !c.Bool("no-whatif") {
+	// An rdbz input is compressed already: its report says how much, and
+	// a what-if beside its decoding would pass 64 MiB.
+	if sb := c.Int64("sample-bytes"); sb > 0 && !c.Bool("no-whatif") && in.kind == listcodec.KindRDB {
 		co := listcodec.DefaultCompressOptions()
 		co.Train.SampleBytes = sb
 		co.Cap = c.Int("cap")

@@ -125,7 +125,11 @@ func printAnalysis(w io.Writer, name string, a *analyze.Analysis) {
 	if wi := a.WhatIf; wi != nil {
 		printWhatIf(w, wi, a.WhatIfSeconds)
 	} else {
-		section(w, "what-if: not run (--no-whatif or --sample-bytes 0)")
+		why := "--no-whatif or --sample-bytes 0"
+		if a.Rdbz.FileBytes > 0 {
+			why = "the input is compressed: see rdbz above"
+		}
+		section(w, "what-if: not run ("+why+")")
 	}
 	printCompat(w, a.Compat)
 }

@@ -60,12 +60,12 @@ func (s *sliceSource) offset() int64 { return s.base + int64(s.pos) }
 // OpenFile reads and checks the header and index of the format-2 file held
 // by ra, of size bytes.
 func OpenFile(ra io.ReaderAt, size int64, opt ReaderOptions) (*File, error) {
-	opt = opt.withDefaults()
 	sr := &offsetReader{r: bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 4096)}
 	hdr, err := readHeader(sr)
 	if err != nil {
 		return nil, err
 	}
+	opt = opt.withDefaults(hdr.BlockSize)
 	f := &File{ra: ra, size: size, hdr: hdr, hdrLen: sr.off, opt: opt}
 	if err := f.readIndex(); err != nil {
 		return nil, err

@@ -20,19 +20,25 @@ type ReaderOptions struct {
 	// by default).
 	Workers int
 	// Lookahead is the number of blocks read and decoded ahead of the
-	// consumer (default 2·Workers+2). A Reader holds at most Lookahead
-	// frames and decoded blocks: Lookahead × (2·BlockSize + 1 KiB), plus
-	// the header's dictionary (at most MaxDictSize), a 64 KiB read buffer
-	// and the decoders' state.
+	// consumer (default: 2·Workers+2, fewer for blocks over 1 MiB, so
+	// that they take at most lookaheadBytes, but at least 2). A Reader
+	// holds at most Lookahead frames and decoded blocks: Lookahead ×
+	// (2·BlockSize + 1 KiB), plus the header's dictionary (at most
+	// MaxDictSize), a 64 KiB read buffer and the decoders' state.
 	Lookahead int
 }
 
-func (o ReaderOptions) withDefaults() ReaderOptions {
+// lookaheadBytes bounds what the default Lookahead holds (four blocks of
+// 1 MiB, decoded and not; two of more): six blocks of
+// 8 MiB (96 MiB) made verify of such a file peak at 146 MiB.
+const lookaheadBytes = 8 << 20
+
+func (o ReaderOptions) withDefaults(blockSize int) ReaderOptions {
 	if o.Workers <= 0 {
 		o.Workers = min(runtime.GOMAXPROCS(0), 2)
 	}
 	if o.Lookahead <= 0 {
-		o.Lookahead = 2*o.Workers + 2
+		o.Lookahead = max(min(2*o.Workers+2, lookaheadBytes/(2*blockSize)), 2)
 	}
 	return o
 }
@@ -171,7 +177,7 @@ func newDecoder(h Header, workers int) (*zstd.Decoder, error) {
 }
 
 func startReader(ctx context.Context, hdr Header, src *offsetReader, end int64, opt ReaderOptions) (*Reader, error) {
-	opt = opt.withDefaults()
+	opt = opt.withDefaults(hdr.BlockSize)
 	dec, err := newDecoder(hdr, opt.Workers)
 	if err != nil {
 		return nil, err

@@ -209,7 +209,7 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 		return nil, fmt.Errorf("rdbz format 2: write header: %w", err)
 	}
 	cctx, cancel := context.WithCancelCause(ctx)
-	inflight := opt.Workers + 2
+	inflight := opt.Workers + 1
 	bw := &Writer{
 		opt: opt, ctx: cctx, cancel: cancel, enc: enc,
 		free:  make(chan *wjob, inflight),

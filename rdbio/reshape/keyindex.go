@@ -39,7 +39,7 @@ type keyIndex struct {
 type keyRec struct{ h0, h1, id, meta uint64 }
 
 // sortMem is the memory of an index's sort buffer.
-const sortMem = 16 << 20
+const sortMem = 8 << 20 // beside split's three format-2 compressors: within 64 MiB
 
 // offsetBits is the share of a keyRec id for the record's offset: 256 TB.
 const offsetBits = 48
