@@ -386,7 +386,7 @@ func TestInfoTrailingAndTruncated(t *testing.T) {
 func TestPathErrors(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{{"info", dir}, {"compress", "-o", filepath.Join(dir, "o"), dir}, {"verify", small, dir}} {
-		if _, stderr, code := run(t, nil, args...); code != 1 || !strings.Contains(stderr, dir+" is a directory") {
+		if _, stderr, code := run(t, nil, args...); code != 1 || !strings.Contains(stderr, dir+": is a directory") {
 			t.Errorf("%v: exit %d, %q; want 1 and that it is a directory", args, code, stderr)
 		}
 	}

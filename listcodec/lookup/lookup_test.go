@@ -140,7 +140,7 @@ func lookedUp(t *testing.T, lf *File, k keyOf, opt export.Options) ([]byte, bool
 // wrong db are not found.
 func TestFindEveryKey(t *testing.T) {
 	for _, name := range lookupFiles {
-		path := filepath.Join(rdbiotest.Shared(), "corpus", name)
+		path := rdbiotest.CorpusFile(t, name)
 		keys := keysOf(t, path)
 		for _, bs := range []int{16 << 10, 0} {
 			t.Run(fmt.Sprintf("%s/block-%d", filepath.Base(name), bs), func(t *testing.T) {
@@ -207,7 +207,7 @@ func checkTrace(t *testing.T, lf *File, trace, cands []int, k keyOf) {
 // frames of at most three blocks: block 0 (the magic), the key's, and the
 // one before (its expiry).
 func TestFindReadsLittle(t *testing.T) {
-	path := filepath.Join(rdbiotest.Shared(), "corpus", "generated", "lists-plain-nodes.rdb")
+	path := rdbiotest.CorpusFile(t, "generated", "lists-plain-nodes.rdb")
 	lf, size := open(t, compressed(t, path, 0))
 	opened := lf.BytesRead()
 	keys := keysOf(t, path)
@@ -230,7 +230,7 @@ func TestFindReadsLittle(t *testing.T) {
 // empty redis-server, which then holds each as loading the file gives it:
 // DEBUG DIGEST-VALUE, PEXPIRETIME, stream metadata.
 func TestFindLoads(t *testing.T) {
-	path := filepath.Join(rdbiotest.Shared(), "corpus", "generated", "mixed-all-types.rdb")
+	path := rdbiotest.CorpusFile(t, "generated", "mixed-all-types.rdb")
 	want, err := rdbiotest.JudgeImport(t, "", path)
 	if err != nil {
 		t.Skipf("redis-server refuses the file: %v", err)

@@ -106,7 +106,7 @@ func expired(t *testing.T, path string, nowMs int64) (map[uint64]int64, map[stri
 // TestAnalyzeCompat names files whose version, types or opcodes decide
 // which servers load them.
 func TestAnalyzeCompat(t *testing.T) {
-	pub := func(name string) string { return filepath.Join(rdbiotest.Shared(), "corpus", "public", name) }
+	pub := func(name string) string { return rdbiotest.CorpusFile(t, "public", name) }
 	dfly := dragonflyFile(t)
 	tests := []struct {
 		name  string

@@ -5,6 +5,7 @@ package rdbiotest
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -38,6 +39,18 @@ func Shared() string {
 			return filepath.Join(filepath.Dir(dir), "shared")
 		}
 	}
+}
+
+// CorpusFile is the path of a file of the shared corpus (elems under
+// Shared()/corpus, e.g. "generated", "mixed-all-types.rdb"), or skips the
+// test with a clear message when it is absent.
+func CorpusFile(t testing.TB, elems ...string) string {
+	t.Helper()
+	p := filepath.Join(append([]string{Shared(), "corpus"}, elems...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("corpus file not found (%v): this test needs ../shared/corpus beside the checkout", err)
+	}
+	return p
 }
 
 // File is one file of a corpus folder's MANIFEST.tsv.
@@ -258,6 +271,9 @@ func StartServer(t testing.TB, server string, args ...string) (net.Conn, string)
 		"--dbfilename", "dump.rdb", "--save", "", "--appendonly", "no"}, args...)...)
 	cmd.Dir = dir
 	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			t.Skipf("%s not installed (apt-get install -y redis-server; .ci/run does it)", server)
+		}
 		t.Fatalf("start %s: %v", server, err)
 	}
 	t.Cleanup(func() {
