@@ -411,8 +411,6 @@ func newTReader(src io.Reader, target Target, opt Options) (*Reader, error) {
 	return r, nil
 }
 
-
-
 // rewrite is the string rewrite of a T stream, on the input's string
 // decoder: toT turns faithful LZF strings into 0xC5 ones; otherwise the
 // input is T and strings are stored as target says.
