@@ -62,7 +62,11 @@ func decompress2(ctx context.Context, out *wrapped, src io.Reader, opt Decompres
 	st := &Stats{BytesIn: ds.BytesIn, BytesOut: ds.BytesOut, Format2Decompress: ds,
 		Format: fmt.Sprintf("%d.%d", block.VersionMajor, ds.Header.Minor), DictID: ds.Header.DictID, DictBytes: len(ds.Header.Dict)}
 	if err == nil {
-		err = out.close(st)
+		if err = out.close(st); err != nil && ds.Header.Source != nil {
+			// What the envelope's writer refuses (a content size the RDB
+			// does not have) is the source record's claim.
+			err = &block.Error{Offset: 29 + int64(len(ds.Header.Dict)), What: "header: source record", Err: fmt.Errorf("%w: %v", block.ErrFormat, err)}
+		}
 	}
 	st.Elapsed = time.Since(start)
 	return st, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rdbz/rdbz/listcodec/block"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/envelope"
 )
 
 // Magic is the first four bytes of every format-2 file (the header's
@@ -17,6 +18,19 @@ var Magic = []byte{0x50, 0x2A, 0x4D, 0x18}
 
 // IsFormat2 reports whether a file starting with prefix is a format-2 file.
 func IsFormat2(prefix []byte) bool { return bytes.HasPrefix(prefix, Magic) }
+
+// CheckHeader checks what a header holds beyond the container's own
+// checks: its source record (FORMAT.md §8.2), whatever the target, so
+// that a damaged one is an error even where no envelope is written.
+func CheckHeader(h block.Header) error {
+	if h.Source == nil {
+		return nil
+	}
+	if _, err := envelope.ParseRecord(h.Source); err != nil {
+		return &block.Error{Offset: 29 + int64(len(h.Dict)), What: "header: source record", Err: fmt.Errorf("%w: %v", block.ErrFormat, err)}
+	}
+	return nil
+}
 
 // DecompressOptions configure Decompress. Zero fields take the defaults.
 type DecompressOptions struct {
@@ -50,6 +64,9 @@ func Decompress(ctx context.Context, dst io.Writer, src io.Reader, opt Decompres
 	}
 	defer br.Close()
 	st.Header = br.Header()
+	if err := CheckHeader(st.Header); err != nil {
+		return st, err
+	}
 	if opt.Header != nil {
 		if err := opt.Header(br.Header()); err != nil {
 			return st, err

@@ -26,6 +26,7 @@ import (
 	"io"
 
 	"github.com/rdbz/rdbz/listcodec/block"
+	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -54,6 +55,10 @@ func Open(ra io.ReaderAt, size int64, opt rdbio.Options) (*File, error) {
 	cra := &countingReaderAt{ra: ra}
 	bf, err := block.OpenFile(cra, size, block.ReaderOptions{Workers: 1})
 	if err != nil {
+		return nil, err
+	}
+	if err := format2.CheckHeader(bf.Header()); err != nil {
+		bf.Close()
 		return nil, err
 	}
 	return &File{bf: bf, ra: cra, opt: opt, cache: map[int][]byte{}, dbs: map[int]uint64{}}, nil
@@ -189,7 +194,7 @@ func (f *File) Find(db uint64, key []byte, fn func(*rdbio.Reader, *rdbio.Record)
 		q := query{db: db, key: key, fn: fn, from: i, last: i}
 		// An expiry record before the key's would end the block before.
 		q.deferFirst = i > 0 && blocks[i-1].First >= 0
-		q.startDB, q.known = startDB(blocks[i], db)
+		q.startDB, q.claimed = startDB(blocks[i], db)
 		ok, err := f.search(&q)
 		if ok || err != nil {
 			return ok, err
@@ -210,23 +215,24 @@ func (f *File) search(q *query) (bool, error) {
 			return false, err
 		case res == firstInRun:
 			q.from, q.deferFirst = q.from-1, false
-			q.startDB, q.known = startDB(f.bf.Blocks()[q.from], q.db)
+			q.startDB, q.claimed = startDB(f.bf.Blocks()[q.from], q.db)
 		case res == uncertain:
 			if q.startDB, err = f.dbAt(q.from, q.db); err != nil {
 				return false, err
 			}
-			q.known = true
+			q.known, q.claimed = true, false
 		default:
 			return res == found, nil
 		}
 	}
 }
 
-// startDB is the db selected at block b's first record when the index
-// says (format 2.1): its state is the db of the first key from there on,
-// which is the db in effect unless a SELECTDB comes first, and the run
+// startDB is the db selected at block b's first record as the index
+// claims it (format 2.1): its state is the db of the first key from there
+// on, which is the db in effect unless a SELECTDB comes first, and the run
 // then reads that. The state holds a db's low 16 bits, as the filters do:
-// for a db above that, dbAt reads the SELECTDB before.
+// for a db above that, dbAt reads the SELECTDB before. A claim is checked
+// against the keys' filters before a key is taken on it (matcher).
 func startDB(b block.BlockInfo, db uint64) (uint64, bool) {
 	if b.State < 0 || db > 0xffff {
 		return 0, false
@@ -241,7 +247,8 @@ type query struct {
 	fn         func(*rdbio.Reader, *rdbio.Record) error
 	from, last int  // the blocks whose records are read
 	deferFirst bool // the key's record first in the run: do not hand it on
-	known      bool // startDB is the db at the run's start, not a guess
+	known      bool // startDB is the db at the run's start, read back (dbAt)
+	claimed    bool // startDB is what block from's index entry claims (to be checked)
 	startDB    uint64
 }
 
@@ -267,10 +274,10 @@ const evidenceBits = 24
 func (f *File) run(q *query) (outcome, error) {
 	blocks := f.bf.Blocks()
 	db := q.db
-	if q.known {
+	if q.known || q.claimed {
 		db = q.startDB
 	}
-	m := matcher{q: q, known: q.known, b: blocks[q.from], bf: f.bf, bi: q.from}
+	m := matcher{q: q, known: q.known, claimed: q.claimed && !q.known, assumed: db, b: blocks[q.from], bf: f.bf, bi: q.from}
 	res := notFound
 	end := blocks[q.last].TOffset + int64(blocks[q.last].TSize)
 	want := func(k []byte) bool { return bytes.Equal(k, q.key) }
@@ -437,10 +444,14 @@ type matcher struct {
 	bi    int   // b's index
 	err   error // of reading the index's filters
 	seen  int   // records of the run
-	known bool  // the db of the records is known: a SELECTDB of the run was read, or the start's was exact
-	wrong bool  // a key before any SELECTDB failed its filter: the db assumed is not the run's
-	bits  int   // evidence from block from that the db assumed is the run's
-	tkey  []byte
+	known bool  // the db of the records is known: a SELECTDB of the run was read, or the start's was read back
+	// claimed: the db at the run's start (assumed) is the index entry's
+	// claim; assumed is the db taken for the records before any SELECTDB.
+	claimed bool
+	assumed uint64
+	wrong   bool // a key before any SELECTDB failed its filter: the db assumed is not the run's
+	bits    int  // evidence from block from that the db assumed is the run's
+	tkey    []byte
 }
 
 // record judges one record: found, uncertain, or notFound. A key found
@@ -464,21 +475,26 @@ func (m *matcher) record(rec *rdbio.Record) outcome {
 		}
 		return notFound
 	}
-	if bytes.Equal(rec.Key, q.key) {
+	if m.assumed == q.db && bytes.Equal(rec.Key, q.key) {
 		switch {
 		case m.wrong:
 			return notFound
+		case m.claimed && m.bits+m.b.FilterP() >= evidenceBits:
+			// The key passed its own filter with this db too: it
+			// is a lookup's candidate.
+			return found
 		case q.from < q.last && m.bits >= evidenceBits:
 			return found
 		}
 		return uncertain
 	}
 	// Before any SELECTDB: each key must be in its block's filter with the
-	// db assumed, or the run's first records are of another db.
+	// db assumed, or the run's first records are of another db — which the
+	// index entry, when it claimed the db, may not say.
 	if m.bits >= evidenceBits || m.wrong {
 		return notFound // enough evidence already: no more filter decodes
 	}
-	m.tkey = rdbio.TKey(m.tkey, q.db, rec.Key)
+	m.tkey = rdbio.TKey(m.tkey, m.assumed, rec.Key)
 	ok, err := m.bf.MayHold(m.bi, block.KeyHash(m.tkey))
 	if err != nil {
 		m.err = err
@@ -486,6 +502,10 @@ func (m *matcher) record(rec *rdbio.Record) outcome {
 	}
 	if !ok {
 		m.wrong = true
+		if m.claimed {
+			m.err = fmt.Errorf("rdbz format 2: the index entry of block %d claims db %d, and key %s of the block is not in its filter with that db: %w",
+				m.bi, m.assumed, rdbio.QuoteKey(rec.Key, 64), block.ErrFormat)
+		}
 	}
 	m.bits += m.b.FilterP()
 	return notFound
