@@ -50,7 +50,7 @@ func open(s Source) (*opened, error) {
 	kind, br, err := listcodec.Peek(f)
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	o := &opened{src: s, kind: kind}
 	if !s.Once {
@@ -58,7 +58,7 @@ func open(s Source) (*opened, error) {
 			o.dict, err = readDict(br)
 		}
 		f.Close()
-		return o, err
+		return o, named(s, err)
 	}
 	o.once, o.cl = br, f
 	if o.kind == listcodec.KindFormat2 {
@@ -66,13 +66,21 @@ func open(s Source) (*opened, error) {
 		o.dict, err = readDict(io.TeeReader(br, &head))
 		o.once = io.MultiReader(&head, br)
 	}
-	return o, err
+	return o, named(s, err)
+}
+
+// named names the source in err (nil stays nil).
+func named(s Source, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", s.Name, err)
 }
 
 func readDict(r io.Reader) ([]byte, error) {
 	h, err := block.ReadHeader(r)
 	if err != nil {
-		return nil, fmt.Errorf("rdbz format 2 header: %w", err)
+		return nil, err // a *block.Error: "rdbz format 2: at byte N: header: ..."
 	}
 	return h.Dict, nil
 }

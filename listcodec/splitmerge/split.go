@@ -86,7 +86,7 @@ func partOptions(o *opened, in reshape.Input, opt SplitOptions, n int) (format2.
 		fo.Dict, err = format2.TrainDict(r, format2.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum})
 		r.Close()
 		if err != nil {
-			return fo, fmt.Errorf("training the parts' dictionary: %w", err)
+			return fo, fmt.Errorf("%s: training the parts' dictionary: %w", o.src.Name, err)
 		}
 	}
 	fo.NoDict = fo.Dict == nil
