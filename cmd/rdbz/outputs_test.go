@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -116,4 +118,93 @@ func TestWriteErrorsFail(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestInterruptEveryCommand: SIGINT stops every command at once, while it
+// waits on its input or works on it: exit 130 within interruptLimit (the
+// issue's 200 ms, with room for a loaded machine), its partial output
+// removed.
+func TestInterruptEveryCommand(t *testing.T) {
+	const interruptLimit = 200 * time.Millisecond
+	rdb, err := os.ReadFile(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdbz, err := os.ReadFile(smallCompressed(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args  []string
+		stdin []byte
+	}{
+		{[]string{"info", "-"}, rdb}, {[]string{"copy", "-o", "OUT", "-"}, rdb}, {[]string{"compress", "-o", "OUT", "-"}, rdb},
+		{[]string{"decompress", "-o", "OUT", "-"}, rdbz}, {[]string{"test", "-"}, rdbz}, {[]string{"analyze", "-"}, rdb},
+		{[]string{"convert", "-t", "redis-7.2", "-o", "OUT", "-"}, rdb}, {[]string{"export", "-o", "OUT", "-"}, rdbz},
+		{[]string{"get", "-", "nokey"}, rdb}, {[]string{"split", "--shards", "2", "-o", "DIR/p-", "-"}, rdb},
+		{[]string{"verify", small, "-"}, rdb}, {[]string{"train", "-o", "OUT", "-"}, rdb},
+	} {
+		t.Run(c.args[0], func(t *testing.T) {
+			dir := t.TempDir()
+			var argv []string
+			for _, a := range c.args {
+				a = strings.ReplaceAll(a, "DIR", dir)
+				if a == "OUT" {
+					a = filepath.Join(dir, "out")
+				}
+				argv = append(argv, a)
+			}
+			cmd := exec.Command(rdbzBin, argv...)
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			stdin.Write(c.stdin[:len(c.stdin)/2]) // and keep stdin open
+			waitCatching(t, cmd.Process.Pid, syscall.SIGINT)
+			time.Sleep(100 * time.Millisecond) // at work on what it read
+			start := time.Now()
+			cmd.Process.Signal(syscall.SIGINT)
+			err = cmd.Wait()
+			took := time.Since(start)
+			stdin.Close()
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.ExitCode() != 130 {
+				t.Fatalf("%v after SIGINT: %v, %s; want exit 130", c.args, err, stderr.String())
+			}
+			if took > interruptLimit {
+				t.Errorf("%v: stopped %v after SIGINT, over %v", c.args, took, interruptLimit)
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+				t.Fatalf("%v: left %v", c.args, ents[0].Name())
+			}
+		})
+	}
+}
+
+// waitCatching waits until process pid catches sig (its SigCgt mask in
+// /proc), so that a signal sent then is the command's to handle, not the
+// runtime's before main.
+func waitCatching(t *testing.T, pid int, sig syscall.Signal) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		if err != nil {
+			t.Skipf("no /proc to tell when the signal is caught: %v", err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if mask, ok := strings.CutPrefix(line, "SigCgt:"); ok {
+				if m, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64); err == nil && m&(1<<(sig-1)) != 0 {
+					return
+				}
+			}
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("process %d never caught %v", pid, sig)
 }
