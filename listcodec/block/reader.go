@@ -21,7 +21,7 @@ type ReaderOptions struct {
 	Workers int
 	// Lookahead is the number of blocks read and decoded ahead of the
 	// consumer (default: 2·Workers+2, fewer for blocks over 1 MiB, so
-	// that they take at most lookaheadBytes, but at least 2). A Reader
+	// that they take at most lookaheadBytes, but at least 1). A Reader
 	// holds at most Lookahead frames and decoded blocks: Lookahead ×
 	// (2·BlockSize + 1 KiB), plus the header's dictionary (at most
 	// MaxDictSize), a 64 KiB read buffer and the decoders' state.
@@ -29,8 +29,9 @@ type ReaderOptions struct {
 }
 
 // lookaheadBytes bounds what the default Lookahead holds (four blocks of
-// 1 MiB, decoded and not; two of more): six blocks of
-// 8 MiB (96 MiB) made verify of such a file peak at 146 MiB.
+// 1 MiB, decoded and not; one of 4 or 8 MiB, decoded while it is read):
+// six blocks of 8 MiB (96 MiB) made verify of such a file peak at 146 MiB,
+// two at 68 MiB.
 const lookaheadBytes = 8 << 20
 
 func (o ReaderOptions) withDefaults(blockSize int) ReaderOptions {
@@ -38,7 +39,7 @@ func (o ReaderOptions) withDefaults(blockSize int) ReaderOptions {
 		o.Workers = min(runtime.GOMAXPROCS(0), 2)
 	}
 	if o.Lookahead <= 0 {
-		o.Lookahead = max(min(2*o.Workers+2, lookaheadBytes/(2*blockSize)), 2)
+		o.Lookahead = max(min(2*o.Workers+2, lookaheadBytes/(2*blockSize)), 1)
 	}
 	return o
 }

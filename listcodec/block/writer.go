@@ -209,7 +209,10 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 		return nil, fmt.Errorf("rdbz format 2: write header: %w", err)
 	}
 	cctx, cancel := context.WithCancelCause(ctx)
-	inflight := opt.Workers + 1
+	// Blocks in flight: one per worker and one filling, but blocks over
+	// 4 MiB no more than writerBytes of them (three of 8 MiB, with their
+	// frames, took compress past 64 MiB).
+	inflight := max(min(opt.Workers+1, writerBytes/opt.BlockSize), 2)
 	bw := &Writer{
 		opt: opt, ctx: cctx, cancel: cancel, enc: enc,
 		free:  make(chan *wjob, inflight),
@@ -232,6 +235,9 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 	go bw.writeLoop()
 	return bw, nil
 }
+
+// writerBytes bounds the blocks a Writer holds in flight (see NewWriter).
+const writerBytes = 16 << 20
 
 // windowFor is the zstd window for blocks of size bs: the power of two at
 // or above it (klauspost requires a power of two of at least 1 KiB).
