@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/analyze"
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/rdbio/analyze"
 	"github.com/urfave/cli/v2"
 )
 

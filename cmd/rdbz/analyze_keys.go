@@ -3,9 +3,9 @@ package main
 import (
 	"strings"
 
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/analyze"
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/escape"
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
-	"github.com/rdbz/rdbz/rdbio/analyze"
-	"github.com/rdbz/rdbz/rdbio/escape"
 	"github.com/urfave/cli/v2"
 )
 

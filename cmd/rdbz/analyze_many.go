@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/analyze"
 	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/rdbio/analyze"
 	"github.com/urfave/cli/v2"
 )
 

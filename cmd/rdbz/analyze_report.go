@@ -10,9 +10,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/analyze"
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/format"
-	"github.com/rdbz/rdbz/rdbio/analyze"
 )
 
 // printAnalysis writes the report for people: aligned tables, human sizes.

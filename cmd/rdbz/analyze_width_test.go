@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rdbz/rdbz/rdbio/analyze"
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/analyze"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 	"github.com/rivo/uniseg"
 )

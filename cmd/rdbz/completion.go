@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rdbz/rdbz/rdbio/filter"
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/filter"
 	"github.com/urfave/cli/v2"
 )
 

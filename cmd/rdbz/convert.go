@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/convert"
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/servers"
 	"github.com/rdbz/rdbz/listcodec"
-	"github.com/rdbz/rdbz/rdbio/convert"
 	"github.com/rdbz/rdbz/rdbio/envelope"
-	"github.com/rdbz/rdbz/rdbio/servers"
 	"github.com/urfave/cli/v2"
 )
 
@@ -176,9 +176,6 @@ func summaryConvert(rep *convert.Report) string {
 	if rep.LeftOut > 0 {
 		line += fmt.Sprintf("; %d keys left out by the filters", rep.LeftOut)
 	}
-	if rep.Decoded {
-		line += "; rdbz-compressed list nodes decoded"
-	}
 	if rep.FromEnvelope != "" {
 		line += fmt.Sprintf("; read from a VKCS %s envelope", rep.FromEnvelope)
 	}
@@ -194,9 +191,6 @@ func printConvertHead(w io.Writer, rep *convert.Report) {
 	fmt.Fprintf(w, "target %s: magic %s -> %s; %d keys kept", rep.Target, rep.From, rep.To, rep.Keys)
 	if rep.LeftOut > 0 {
 		fmt.Fprintf(w, "; %d keys left out by the filters", rep.LeftOut)
-	}
-	if rep.Decoded {
-		fmt.Fprint(w, "; rdbz-compressed list nodes decoded")
 	}
 	fmt.Fprintln(w)
 }

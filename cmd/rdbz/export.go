@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdbz/rdbz/rdbio/convert"
-	"github.com/rdbz/rdbz/rdbio/export"
-	"github.com/rdbz/rdbz/rdbio/servers"
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/convert"
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/export"
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/servers"
 	"github.com/urfave/cli/v2"
 )
 

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/filter"
 	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/rdbio/filter"
 	"github.com/urfave/cli/v2"
 )
 

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/export"
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/lookup"
 	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/rdbio/export"
 	"github.com/urfave/cli/v2"
 )
 

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"text/tabwriter"
 
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/analyze"
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/rdbio/analyze"
 	"github.com/urfave/cli/v2"
 )
 

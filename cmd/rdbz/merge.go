@@ -6,9 +6,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rdbz/rdbz/listcodec/splitmerge"
-	"github.com/rdbz/rdbz/rdbio/reshape"
-	"github.com/rdbz/rdbz/rdbio/servers"
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/reshape"
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/servers"
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/splitmerge"
 	"github.com/urfave/cli/v2"
 )
 

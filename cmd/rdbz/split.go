@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/cluster"
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/reshape"
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/splitmerge"
 	"github.com/rdbz/rdbz/listcodec"
-	"github.com/rdbz/rdbz/listcodec/splitmerge"
-	"github.com/rdbz/rdbz/rdbio/cluster"
-	"github.com/rdbz/rdbz/rdbio/reshape"
 	"github.com/urfave/cli/v2"
 )
 

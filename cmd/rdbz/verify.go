@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/verify"
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/node"
-	"github.com/rdbz/rdbz/listcodec/verify"
 	"github.com/urfave/cli/v2"
 )
 

@@ -3,17 +3,13 @@ package lookup
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
-	"github.com/rdbz/rdbz/rdbio/export"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -76,20 +72,36 @@ func keysOf(t *testing.T, path string) []keyOf {
 	return out
 }
 
-// scanned is the key rendered by export.Scan of the RDB path.
-func scanned(t *testing.T, path string, k keyOf, opt export.Options) []byte {
+// rendered is a key record as the tests compare it: its db, key, expiry,
+// type and value as stored (Value.Copy): what the source file holds.
+func rendered(r *rdbio.Reader, rec *rdbio.Record) ([]byte, error) {
+	out := fmt.Appendf(nil, "db %d key %q expire %d type %v\n", rec.DB, rec.Key, rec.Expire, rec.Type)
+	var v bytes.Buffer
+	err := r.Value().Copy(&v)
+	return append(out, v.Bytes()...), err
+}
+
+// scanned is the key read from the RDB path.
+func scanned(t *testing.T, path string, k keyOf) []byte {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out bytes.Buffer
-	found, _, err := export.Scan(&out, f, []export.Want{{DB: k.db, Key: []byte(k.key)}}, opt)
-	if err != nil || !found[0] {
-		t.Fatalf("scan for %v: %v, found %v", k, err, found)
+	var out []byte
+	err = rdbio.ForEachKey(f, rdbio.Options{}, func(r *rdbio.Reader, rec *rdbio.Record) error {
+		if out == nil && rec.DB == k.db && string(rec.Key) == k.key {
+			var err error
+			out, err = rendered(r, rec)
+			return err
+		}
+		return nil
+	})
+	if err != nil || out == nil {
+		t.Fatalf("scan for %v: %v, found %v", k, err, out != nil)
 	}
-	return out.Bytes()
+	return out
 }
 
 // open opens a format-2 file for lookups, tracing the blocks it decodes.
@@ -111,25 +123,18 @@ func open(t *testing.T, path string) (*File, int64) {
 }
 
 // lookedUp renders the key as looked up.
-func lookedUp(t *testing.T, lf *File, k keyOf, opt export.Options) ([]byte, bool) {
+func lookedUp(t *testing.T, lf *File, k keyOf) ([]byte, bool) {
 	t.Helper()
-	hdr, err := lf.Header()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	w, err := export.NewWriter(&out, hdr, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ok, err := lf.Find(k.db, []byte(k.key), func(r *rdbio.Reader, rec *rdbio.Record) error { return w.Key(r, rec) })
+	var out []byte
+	ok, err := lf.Find(k.db, []byte(k.key), func(r *rdbio.Reader, rec *rdbio.Record) error {
+		var err error
+		out, err = rendered(r, rec)
+		return err
+	})
 	if err != nil {
 		t.Fatalf("find %v: %v", k, err)
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return out.Bytes(), ok
+	return out, ok
 }
 
 // TestFindEveryKey looks up every key of each file in its format-2 form,
@@ -155,18 +160,18 @@ func TestFindEveryKey(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					got, ok := lookedUp(t, lf, k, export.Options{Format: export.Text})
+					got, ok := lookedUp(t, lf, k)
 					if !ok {
 						t.Fatalf("%v not found", k)
 					}
-					if want := scanned(t, path, k, export.Options{Format: export.Text}); !bytes.Equal(got, want) {
+					if want := scanned(t, path, k); !bytes.Equal(got, want) {
 						t.Fatalf("%v: looked up\n%.300s\nscanned\n%.300s", k, got, want)
 					}
 					checkTrace(t, lf, lf.trace, cands, k)
 					if i%(5*step) != 0 {
 						continue
 					}
-					if _, ok := lookedUp(t, lf, keyOf{k.db + 7, k.key}, export.Options{Format: export.Text}); ok {
+					if _, ok := lookedUp(t, lf, keyOf{k.db + 7, k.key}); ok {
 						t.Fatalf("%q found in db %d", k.key, k.db+7)
 					}
 				}
@@ -212,7 +217,7 @@ func TestFindReadsLittle(t *testing.T) {
 	opened := lf.BytesRead()
 	keys := keysOf(t, path)
 	k := keys[len(keys)/2]
-	if _, ok := lookedUp(t, lf, k, export.Options{Format: export.JSON}); !ok {
+	if _, ok := lookedUp(t, lf, k); !ok {
 		t.Fatalf("%v not found", k)
 	}
 	frames := int64(0)
@@ -226,52 +231,6 @@ func TestFindReadsLittle(t *testing.T) {
 	t.Logf("read %d of %d bytes (%d header and index), blocks %v", lf.BytesRead(), size, opened, lf.trace)
 }
 
-// TestFindLoads sends keys looked up as RESTORE and plain commands to an
-// empty redis-server, which then holds each as loading the file gives it:
-// DEBUG DIGEST-VALUE, PEXPIRETIME, stream metadata.
-func TestFindLoads(t *testing.T) {
-	path := rdbiotest.CorpusFile(t, "generated", "mixed-all-types.rdb")
-	want, err := rdbiotest.JudgeImport(t, "", path)
-	if err != nil {
-		t.Skipf("redis-server refuses the file: %v", err)
-	}
-	lf, _ := open(t, compressed(t, path, 0))
-	keys := keysOf(t, path)
-	for i, k := range keys {
-		if i%97 != 0 && !strings.HasPrefix(k.key, "stream") {
-			continue
-		}
-		line := keyLine(want, k)
-		if line == "" {
-			continue // expired: loading drops it
-		}
-		for _, restore := range []bool{true, false} {
-			got := rdbiotest.Import(t, "", func(w io.Writer) error {
-				b, ok := lookedUp(t, lf, k, export.Options{Restore: restore})
-				if !ok {
-					t.Fatalf("%v not found", k)
-				}
-				_, err := w.Write(b)
-				return err
-			})
-			if len(got.Keys) != 1 || got.Keys[0] != line {
-				t.Fatalf("restore %v: %v holds %q, the file gives %q", restore, k, got.Keys, line)
-			}
-		}
-	}
-}
-
-// keyLine is the Loaded.Keys line of k, "" when there is none.
-func keyLine(l *rdbiotest.Loaded, k keyOf) string {
-	prefix := strconv.FormatUint(k.db, 10) + " " + strconv.Quote(k.key) + " "
-	for _, line := range l.Keys {
-		if strings.HasPrefix(line, prefix) {
-			return line
-		}
-	}
-	return ""
-}
-
 // TestFindFormat20 looks up every key of testdata/small.rdb in its form
 // written by rdbz before format 2.1 (2 KiB blocks, the 2.0 index: filters
 // inline, no db per block, so the db is read back from the blocks before):
@@ -283,14 +242,14 @@ func TestFindFormat20(t *testing.T) {
 		t.Fatalf("not a 2.0 file of several blocks: %d blocks", len(lf.bf.Blocks()))
 	}
 	for _, k := range keysOf(t, src) {
-		got, ok := lookedUp(t, lf, k, export.Options{Format: export.Text})
+		got, ok := lookedUp(t, lf, k)
 		if !ok {
 			t.Fatalf("%v not found", k)
 		}
-		if want := scanned(t, src, k, export.Options{Format: export.Text}); !bytes.Equal(got, want) {
+		if want := scanned(t, src, k); !bytes.Equal(got, want) {
 			t.Fatalf("%v: looked up\n%.300s\nscanned\n%.300s", k, got, want)
 		}
-		if _, ok := lookedUp(t, lf, keyOf{k.db ^ 1, k.key}, export.Options{Format: export.Text}); ok {
+		if _, ok := lookedUp(t, lf, keyOf{k.db ^ 1, k.key}); ok {
 			t.Fatalf("%v found in db %d", k, k.db^1)
 		}
 	}

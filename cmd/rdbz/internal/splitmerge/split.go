@@ -1,0 +1,157 @@
+package splitmerge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/cluster"
+	"github.com/rdbz/rdbz/cmd/rdbz/internal/reshape"
+	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/format2"
+)
+
+// SplitOptions configure Split: reshape's, and what the parts are.
+type SplitOptions struct {
+	reshape.SplitOptions
+	// ToRDB writes RDB parts from an rdbz input (false: an rdbz input
+	// gives rdbz parts, format 2, and an RDB input RDB parts).
+	ToRDB bool
+}
+
+// partTrainBytes is what a format-2 part holds before it starts writing
+// (format2.Options.TrainBytes): a part smaller than it that format 2
+// would not make smaller is written as its RDB (as compress does).
+const partTrainBytes = 1 << 20
+
+// SplitResult is what Split did.
+type SplitResult struct {
+	*reshape.SplitReport
+	Kind listcodec.Kind // the input's
+	// Compressed says the parts are format 2; Out is then each part's
+	// size (else the RDB sizes of the report).
+	Compressed bool
+	Out        []int64
+	DictBytes  int // the parts' dictionary (0: none)
+}
+
+// Split splits src by t into dst (see reshape.Split): the RDB inside an
+// rdbz input, and rdbz parts (format 2, with the input's dictionary: that
+// of its header for format 2; for format 1, a dictionary trained on the
+// input, which must then be a file) unless opt.ToRDB or the input is an
+// RDB. dst are not closed.
+func Split(ctx context.Context, src Source, dst []io.Writer, t *cluster.Table, opt SplitOptions) (*SplitResult, error) {
+	res := &SplitResult{SplitReport: &reshape.SplitReport{}}
+	o, err := open(src)
+	if err != nil {
+		return res, err
+	}
+	defer o.close()
+	res.Kind = o.kind
+	in := o.input(ctx, opt.Options)
+	if o.kind == listcodec.KindRDB || opt.ToRDB {
+		res.SplitReport, err = reshape.Split(ctx, in, dst, t, opt.SplitOptions)
+		return res, err
+	}
+	fo, err := partOptions(o, in, opt, len(dst))
+	if err != nil {
+		return res, err
+	}
+	res.Compressed, res.DictBytes = true, len(fo.Dict)
+	parts := startCompressors(ctx, dst, fo)
+	res.SplitReport, err = reshape.Split(ctx, in, parts.writers(), t, opt.SplitOptions)
+	res.Out, err = parts.finish(err)
+	return res, err
+}
+
+// partOptions are the format-2 options of the parts: the input's
+// dictionary, one block worker per part when parts share the cores.
+func partOptions(o *opened, in reshape.Input, opt SplitOptions, n int) (format2.Options, error) {
+	fo := format2.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, TrainBytes: partTrainBytes,
+		Workers: max(1, runtime.GOMAXPROCS(0)/n)}
+	switch {
+	case o.kind == listcodec.KindFormat2:
+		fo.Dict = o.dict
+	case o.src.Once:
+		return fo, errors.New("split of a format-1 rdbz stream into rdbz parts: name the file (its dictionary is trained in a first pass), or --to rdb")
+	default:
+		phase(opt.Phase, "training")
+		r, err := in.Open()
+		if err != nil {
+			return fo, err
+		}
+		// Trained as compress trains a file (its defaults, not the parts').
+		fo.Dict, err = format2.TrainDict(r, format2.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum})
+		r.Close()
+		if err != nil {
+			return fo, fmt.Errorf("%s: training the parts' dictionary: %w", o.src.Name, err)
+		}
+	}
+	fo.NoDict = fo.Dict == nil
+	return fo, nil
+}
+
+func phase(fn func(string), name string) {
+	if fn != nil {
+		fn(name)
+	}
+}
+
+// compressors are format2.Compress goroutines, one per part, each reading
+// its part's RDB from a pipe.
+type compressors struct {
+	pipes []*io.PipeWriter
+	done  []chan result
+}
+
+type result struct {
+	n   int64
+	err error
+}
+
+func startCompressors(ctx context.Context, dst []io.Writer, fo format2.Options) *compressors {
+	c := &compressors{}
+	for _, d := range dst {
+		pr, pw := io.Pipe()
+		done := make(chan result, 1)
+		c.pipes, c.done = append(c.pipes, pw), append(c.done, done)
+		go func(d io.Writer) {
+			st, err := format2.Compress(ctx, d, pr, fo)
+			pr.CloseWithError(errors.Join(err, io.ErrClosedPipe))
+			done <- result{st.BytesOut, err}
+		}(d)
+	}
+	return c
+}
+
+// writers are the pipes, for reshape.Split.
+func (c *compressors) writers() []io.Writer {
+	ws := make([]io.Writer, len(c.pipes))
+	for i, p := range c.pipes {
+		ws[i] = p
+	}
+	return ws
+}
+
+// finish ends the parts' RDBs (with splitErr, the error that stopped
+// Split, if any) and waits for the compressors: their output sizes, and
+// the first error.
+func (c *compressors) finish(splitErr error) ([]int64, error) {
+	out := make([]int64, len(c.pipes))
+	err := splitErr
+	for i, p := range c.pipes {
+		if splitErr != nil {
+			p.CloseWithError(splitErr)
+		} else {
+			p.Close()
+		}
+		r := <-c.done[i]
+		out[i] = r.n
+		if r.err != nil && (err == nil || errors.Is(err, io.ErrClosedPipe)) {
+			err = fmt.Errorf("compressing part %d: %w", i, r.err)
+		}
+	}
+	return out, err
+}
