@@ -1,0 +1,222 @@
+package columns
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// TestMeasureStreams is the design measurement (MEASURED.md): the bytes of
+// each role's streams, compressed on their own per segment with
+// klauspost's levels. Behind RDBZ_MEASURE=streams:
+//
+//	RDBZ_MEASURE=streams RDBZ_MEASURE_FILES=a.rdb,b.rdb RDBZ_MEASURE_SEG=8 \
+//	    go test ./listcodec/columns -run MeasureStreams -v -timeout 0
+//
+// RDBZ_MEASURE_SEG is the segment size in MiB (default 8),
+// RDBZ_MEASURE_LEVELS the levels (fastest,default,better,best).
+func TestMeasureStreams(t *testing.T) {
+	if os.Getenv("RDBZ_MEASURE") != "streams" {
+		t.Skip("RDBZ_MEASURE=streams runs the stream measurement")
+	}
+	seg := 8 << 20
+	if v := os.Getenv("RDBZ_MEASURE_SEG"); v != "" {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seg = int(n * (1 << 20))
+	}
+	levels := []zstd.EncoderLevel{zstd.SpeedFastest, zstd.SpeedDefault, zstd.SpeedBetterCompression, zstd.SpeedBestCompression}
+	if v := os.Getenv("RDBZ_MEASURE_LEVELS"); v != "" {
+		levels = nil
+		for _, s := range strings.Split(v, ",") {
+			ok, l := zstd.EncoderLevelFromString(s)
+			if !ok {
+				t.Fatalf("level %q", s)
+			}
+			levels = append(levels, l)
+		}
+	}
+	for _, path := range strings.Split(os.Getenv("RDBZ_MEASURE_FILES"), ",") {
+		if path == "" {
+			continue
+		}
+		measureFile(t, path, seg, levels)
+	}
+}
+
+type roleSizes struct {
+	name string
+	raw  [4]int64 // by part
+	comp [][4]int64
+}
+
+func measureFile(t *testing.T, path string, segSize int, levels []zstd.EncoderLevel) {
+	start := time.Now()
+	tf := readT(t, path)
+	tEnc := time.Since(start)
+	encs := make([]*zstd.Encoder, len(levels))
+	for i, l := range levels {
+		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(l), zstd.WithEncoderConcurrency(1),
+			zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(windowFor(segSize)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		encs[i] = e
+	}
+	roles := map[int]*roleSizes{}
+	var split, join time.Duration
+	ctime := make([]time.Duration, len(levels))
+	var buf, out []byte
+	var segs int
+	var names map[int]string
+	var skelRecs int
+	s := NewSplitter()
+	segB := &Segment{}
+	s.Start(segB)
+	done := func(seg *Segment) {
+		segs++
+		jt := time.Now()
+		var err error
+		out, err = Join(out, seg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		join += time.Since(jt)
+		names = s.roleNames()
+		for id, b := range seg.bufs {
+			if len(b) == 0 {
+				continue
+			}
+			role, part := id/4, id%4
+			rs := roles[role]
+			if rs == nil {
+				rs = &roleSizes{comp: make([][4]int64, len(levels))}
+				roles[role] = rs
+			}
+			rs.raw[part] += int64(len(b))
+			for i, e := range encs {
+				ct := time.Now()
+				buf = e.EncodeAll(b, buf[:0])
+				ctime[i] += time.Since(ct)
+				n := int64(len(buf))
+				if n >= int64(len(b))+4 {
+					n = int64(len(b)) + 4 // stored
+				}
+				rs.comp[i][part] += n
+			}
+		}
+	}
+	for i, r := range tf.recs {
+		st := time.Now()
+		if s.Len() > 0 && s.Len()+len(tf.record(i)) > segSize {
+			seg := s.Finish()
+			split += time.Since(st)
+			done(seg)
+			st = time.Now()
+			s.Start(segB)
+		}
+		n := len(s.seg.bufs[idSkel])
+		s.Record(tf.record(i), r.key)
+		if r.key && len(s.seg.bufs[idSkel])-n == len(tf.record(i)) {
+			skelRecs++
+		}
+		split += time.Since(st)
+	}
+	done(s.Finish())
+
+	fi, _ := os.Stat(path)
+	t.Logf("%s: %d bytes, T %d bytes (%d records, %d key records wholly in the skeleton), %d segments of %d MiB",
+		filepath.Base(path), fi.Size(), len(tf.t), len(tf.recs), skelRecs, segs, segSize>>20)
+	t.Logf("time: T encoding %.2fs, split %.2fs, join %.2fs, zstd %s", tEnc.Seconds(), split.Seconds(), join.Seconds(), levelTimes(levels, ctime))
+	ids := make([]int, 0, len(roles))
+	for id := range roles {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(a, b int) bool {
+		return roles[ids[a]].comp[0][0]+roles[ids[a]].comp[0][1]+roles[ids[a]].comp[0][2] > roles[ids[b]].comp[0][0]+roles[ids[b]].comp[0][1]+roles[ids[b]].comp[0][2]
+	})
+	var tot [4]int64
+	var ctot = make([]int64, len(levels))
+	t.Logf("%-28s %12s %10s %10s | %s", "role", "data", "lens", "nums", levelNames(levels))
+	for _, id := range ids {
+		rs := roles[id]
+		name := roleName(id, names)
+		var cs []string
+		for i := range levels {
+			c := rs.comp[i][0] + rs.comp[i][1] + rs.comp[i][2] + rs.comp[i][3]
+			ctot[i] += c
+			cs = append(cs, fmt.Sprintf("%10d", c))
+		}
+		for p := range tot {
+			tot[p] += rs.raw[p]
+		}
+		t.Logf("%-28s %12d %10d %10d | %s", name, rs.raw[0], rs.raw[1], rs.raw[2], strings.Join(cs, " "))
+	}
+	var cs []string
+	for i := range levels {
+		cs = append(cs, fmt.Sprintf("%10d", ctot[i]))
+	}
+	t.Logf("%-28s %12d %10d %10d | %s", "TOTAL", tot[0], tot[1], tot[2], strings.Join(cs, " "))
+}
+
+func levelNames(ls []zstd.EncoderLevel) string {
+	var s []string
+	for _, l := range ls {
+		s = append(s, fmt.Sprintf("%10s", l))
+	}
+	return strings.Join(s, " ")
+}
+
+func levelTimes(ls []zstd.EncoderLevel, d []time.Duration) string {
+	var s []string
+	for i, l := range ls {
+		s = append(s, fmt.Sprintf("%s %.2fs", l, d[i].Seconds()))
+	}
+	return strings.Join(s, ", ")
+}
+
+var fixedNames = map[int]string{0: "control (tape, skeleton)", roleKeys: "keys", roleStrings: "strings", roleFields: "hash fields",
+	roleHashValues: "hash values", roleSet: "set members", roleList: "list elements", roleZMember: "zset members",
+	roleZScore: "zset scores", roleStreamID: "stream IDs", roleStream: "stream entries", roleIntset: "intsets",
+	roleFieldTTL: "field TTLs", roleBulk: "bulk", roleOther: "other"}
+
+func roleName(id int, dyn map[int]string) string {
+	if n, ok := fixedNames[id]; ok {
+		return n
+	}
+	if n, ok := dyn[id]; ok {
+		return n
+	}
+	return "role " + strconv.Itoa(id)
+}
+
+// roleNames names the dynamic roles given out so far.
+func (s *Splitter) roleNames() map[int]string {
+	m := map[int]string{}
+	for name, id := range s.roles.ids {
+		fam := map[byte]string{famField: "hval ", famString: "str ", famSet: "set ", famList: "list "}[name[0]]
+		n := name[1:]
+		if len(n) > 20 {
+			n = n[:20]
+		}
+		m[int(id)] = fam + strconv.Quote(n)
+	}
+	return m
+}
+
+func windowFor(n int) int {
+	w := zstd.MinWindowSize
+	for w < n {
+		w <<= 1
+	}
+	return w
+}

@@ -1,0 +1,365 @@
+package columns
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// The compressed segment (doc.go gives the layout).
+const (
+	segVersion = 1
+
+	methodStored = 0 // the stream's bytes as they are
+	methodZstd   = 1 // one zstd frame, no dictionary
+	methodDict   = 2 // one zstd frame with the dictionary of the stream's id
+
+	// minCompress: streams shorter than this are stored.
+	minCompress = 32
+)
+
+// Options configure an Encoder.
+type Options struct {
+	// Level is the zstd level of the streams (zstd.SpeedDefault when 0).
+	Level zstd.EncoderLevel
+	// SegmentSize is the largest segment the Encoder is given, in T bytes
+	// (DefaultSegmentSize when 0): the zstd window.
+	SegmentSize int
+}
+
+// DefaultSegmentSize is the segment size of Options.
+const DefaultSegmentSize = 8 << 20
+
+func (o Options) withDefaults() Options {
+	if o.Level == 0 {
+		o.Level = zstd.SpeedDefault
+	}
+	if o.SegmentSize == 0 {
+		o.SegmentSize = DefaultSegmentSize
+	}
+	return o
+}
+
+// Encoder compresses split segments. It keeps its zstd encoders and
+// buffers from one segment to the next; it is not safe for concurrent
+// use (a pipeline gives each worker its own).
+type Encoder struct {
+	opt  Options
+	encs map[zstd.EncoderLevel]*zstd.Encoder
+	head []byte
+	body []byte
+}
+
+// NewEncoder returns an Encoder.
+func NewEncoder(opt Options) (*Encoder, error) {
+	opt = opt.withDefaults()
+	if opt.SegmentSize < 1 || opt.SegmentSize > MaxSegment {
+		return nil, fmt.Errorf("columns: segment size %d outside 1..%d", opt.SegmentSize, MaxSegment)
+	}
+	return &Encoder{opt: opt, encs: map[zstd.EncoderLevel]*zstd.Encoder{}}, nil
+}
+
+// Close releases the zstd encoders.
+func (e *Encoder) Close() {
+	for _, z := range e.encs {
+		z.Close()
+	}
+	e.encs = nil
+}
+
+func (e *Encoder) encoder(l zstd.EncoderLevel) (*zstd.Encoder, error) {
+	if z := e.encs[l]; z != nil {
+		return z, nil
+	}
+	z, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(l), zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true),
+		zstd.WithWindowSize(windowSize(e.opt.SegmentSize)), zstd.WithSingleSegment(true))
+	if err != nil {
+		return nil, fmt.Errorf("columns: zstd encoder: %w", err)
+	}
+	e.encs[l] = z
+	return z, nil
+}
+
+// windowSize is the power of two at or above n, at least zstd's minimum.
+func windowSize(n int) int {
+	w := zstd.MinWindowSize
+	for w < n && w < zstd.MaxWindowSize {
+		w <<= 1
+	}
+	return w
+}
+
+// levelFor is the level stream id is compressed at.
+func (e *Encoder) levelFor(id int) zstd.EncoderLevel {
+	return e.opt.Level
+}
+
+// Encode appends the compressed form of seg to dst and returns it.
+func (e *Encoder) Encode(dst []byte, seg *Segment) ([]byte, error) {
+	if seg.tlen < 1 || seg.tlen > e.opt.SegmentSize {
+		return dst, fmt.Errorf("columns: segment of %d T bytes outside 1..%d", seg.tlen, e.opt.SegmentSize)
+	}
+	h := append(e.head[:0], segVersion)
+	h = binary.AppendUvarint(h, uint64(seg.tlen))
+	h = binary.LittleEndian.AppendUint32(h, seg.sum)
+	m := 0
+	for _, b := range seg.bufs {
+		if len(b) > 0 {
+			m++
+		}
+	}
+	h = binary.AppendUvarint(h, uint64(m))
+	body := e.body[:0]
+	prev := -1
+	for id, b := range seg.bufs {
+		if len(b) == 0 {
+			continue
+		}
+		method := methodStored
+		n0 := len(body)
+		if len(b) >= minCompress {
+			z, err := e.encoder(e.levelFor(id))
+			if err != nil {
+				return dst, err
+			}
+			body = z.EncodeAll(b, body)
+			method = methodZstd
+			if len(body)-n0 >= len(b) {
+				body, method = append(body[:n0], b...), methodStored
+			}
+		} else {
+			body = append(body, b...)
+		}
+		h = binary.AppendUvarint(h, uint64(id-prev-1))
+		h = append(h, byte(method))
+		h = binary.AppendUvarint(h, uint64(len(b)))
+		if method != methodStored {
+			h = binary.AppendUvarint(h, uint64(len(body)-n0))
+		}
+		prev = id
+	}
+	h = binary.LittleEndian.AppendUint32(h, crc32.Checksum(h, castagnoli))
+	e.head, e.body = h, body
+	dst = append(dst, h...)
+	return append(dst, body...), nil
+}
+
+// Decoder turns compressed segments back into T. It keeps its buffers from
+// one segment to the next; it is not safe for concurrent use.
+type Decoder struct {
+	dec   *zstd.Decoder
+	limit int
+	seg   Segment
+	arena []byte
+	j     joiner
+	descs []desc
+}
+
+type desc struct {
+	id, method int
+	raw, size  int
+}
+
+// NewDecoder returns a Decoder of segments of at most limit T bytes
+// (MaxSegment when 0): a segment that declares more is refused before
+// anything is allocated for it.
+func NewDecoder(limit int) (*Decoder, error) {
+	if limit <= 0 || limit > MaxSegment {
+		limit = MaxSegment
+	}
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.IgnoreChecksum(true), zstd.WithDecodeAllCapLimit(true),
+		zstd.WithDecoderMaxMemory(uint64(maxRaw(limit))), zstd.WithDecoderMaxWindow(uint64(windowSize(maxRaw(limit)))))
+	if err != nil {
+		return nil, fmt.Errorf("columns: zstd decoder: %w", err)
+	}
+	return &Decoder{dec: d, limit: limit}, nil
+}
+
+// Close releases the zstd decoder.
+func (d *Decoder) Close() { d.dec.Close() }
+
+// Decode turns the compressed segment src (all of it: nothing may follow)
+// into T, written to dst (grown when short) and returned. Errors wrap
+// ErrCorrupt, ErrLimit, ErrChecksum or ErrDict, and name what is wrong.
+func (d *Decoder) Decode(dst, src []byte) ([]byte, error) {
+	seg, err := d.Split(src)
+	if err != nil {
+		return dst[:0], err
+	}
+	return d.j.join(dst, seg)
+}
+
+// Split decompresses the streams of the compressed segment src into a
+// Segment (the Decoder's own, valid until its next use), for Join.
+func (d *Decoder) Split(src []byte) (*Segment, error) {
+	d.seg.Reset()
+	p, err := d.header(src)
+	if err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, ds := range d.descs {
+		total += ds.raw
+	}
+	if cap(d.arena) < total {
+		d.arena = make([]byte, total)
+	}
+	off := 0
+	for _, ds := range d.descs {
+		b := src[p : p+ds.size]
+		p += ds.size
+		out := d.arena[off : off : off+ds.raw]
+		off += ds.raw
+		if out, err = d.stream(out, b, ds); err != nil {
+			return nil, fmt.Errorf("%w: stream %d (%d bytes): %v", ErrCorrupt, ds.id, ds.raw, err)
+		}
+		d.seg.bufs[ds.id] = out
+	}
+	return &d.seg, nil
+}
+
+var (
+	errFrameSize = errors.New("the zstd frame does not say it holds the stream's length")
+	errFrameDict = errors.New("the zstd frame names a dictionary")
+	errDecoded   = errors.New("the zstd frame decodes to another length")
+)
+
+// stream decompresses one stream into out (its capacity is its length).
+func (d *Decoder) stream(out, b []byte, ds desc) ([]byte, error) {
+	if ds.method == methodStored {
+		return append(out, b...), nil
+	}
+	var fh zstd.Header
+	if err := fh.Decode(b); err != nil {
+		return nil, err
+	}
+	if !fh.HasFCS || fh.FrameContentSize != uint64(ds.raw) {
+		return nil, errFrameSize
+	}
+	if fh.DictionaryID != 0 {
+		return nil, errFrameDict
+	}
+	got, err := d.dec.DecodeAll(b, out)
+	if err != nil {
+		return nil, err
+	}
+	if len(got) != ds.raw || &got[:1][0] != &out[:1][0] {
+		return nil, errDecoded
+	}
+	return got, nil
+}
+
+// header reads the segment's header into d.seg (T length and sum) and
+// d.descs, checking every bound, and returns the offset of the first
+// stream.
+func (d *Decoder) header(src []byte) (int, error) {
+	r := hdrReader{b: src}
+	if v := r.byte(); v != segVersion {
+		if r.err != nil {
+			return 0, r.fail("version")
+		}
+		return 0, fmt.Errorf("%w: version %d, this reader knows %d", ErrCorrupt, v, segVersion)
+	}
+	tlen := r.uvarint("T length")
+	if r.err == nil && (tlen == 0 || tlen > uint64(d.limit)) {
+		return 0, fmt.Errorf("%w: %d T bytes, the limit is 1..%d", ErrLimit, tlen, d.limit)
+	}
+	sum := r.u32("T checksum")
+	m := r.uvarint("stream count")
+	if r.err == nil && m > NumStreams {
+		return 0, fmt.Errorf("%w: %d streams, at most %d", ErrCorrupt, m, NumStreams)
+	}
+	d.descs = d.descs[:0]
+	id, total, stored := -1, uint64(0), uint64(0)
+	for i := uint64(0); i < m && r.err == nil; i++ {
+		id += int(min(r.uvarint("stream id"), NumStreams)) + 1
+		method := int(r.byte())
+		raw := r.uvarint("raw length")
+		size := raw
+		if method != methodStored {
+			size = r.uvarint("stored length")
+		}
+		switch {
+		case r.err != nil:
+		case id >= NumStreams:
+			return 0, fmt.Errorf("%w: stream %d: id over %d", ErrCorrupt, i, NumStreams-1)
+		case method > methodDict:
+			return 0, fmt.Errorf("%w: stream %d: method %d", ErrCorrupt, id, method)
+		case method == methodDict:
+			return 0, fmt.Errorf("%w: stream %d uses a dictionary, none was given", ErrDict, id)
+		case raw == 0 || size == 0:
+			return 0, fmt.Errorf("%w: stream %d: empty", ErrCorrupt, id)
+		case raw > uint64(maxRaw(int(tlen)))+16 || size > uint64(len(src)):
+			return 0, fmt.Errorf("%w: stream %d: %d bytes (%d stored) for %d T bytes", ErrLimit, id, raw, size, tlen)
+		}
+		total += raw
+		stored += size
+		d.descs = append(d.descs, desc{id: id, method: method, raw: int(raw), size: int(size)})
+	}
+	end := r.p
+	crc := r.u32("header checksum")
+	if r.err != nil {
+		return 0, r.err
+	}
+	if got := crc32.Checksum(src[:end], castagnoli); got != crc {
+		return 0, fmt.Errorf("%w: header CRC-32C %08x, it says %08x", ErrChecksum, got, crc)
+	}
+	if total > uint64(maxRaw(int(tlen)))+16 {
+		return 0, fmt.Errorf("%w: streams of %d bytes for %d T bytes", ErrLimit, total, tlen)
+	}
+	if stored != uint64(len(src)-r.p) {
+		return 0, fmt.Errorf("%w: the streams take %d bytes, %d follow the header", ErrCorrupt, stored, len(src)-r.p)
+	}
+	d.seg.tlen, d.seg.sum = int(tlen), sum
+	return r.p, nil
+}
+
+// hdrReader reads a segment header; the first failure sticks.
+type hdrReader struct {
+	b   []byte
+	p   int
+	err error
+}
+
+func (r *hdrReader) fail(what string) error {
+	return fmt.Errorf("%w: the header ends in its %s (offset %d)", ErrCorrupt, what, r.p)
+}
+
+func (r *hdrReader) byte() byte {
+	if r.err != nil || r.p >= len(r.b) {
+		if r.err == nil {
+			r.err = r.fail("byte")
+		}
+		return 0
+	}
+	r.p++
+	return r.b[r.p-1]
+}
+
+func (r *hdrReader) uvarint(what string) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b[r.p:])
+	if n <= 0 {
+		r.err = r.fail(what)
+		return 0
+	}
+	r.p += n
+	return v
+}
+
+func (r *hdrReader) u32(what string) uint32 {
+	if r.err != nil || len(r.b)-r.p < 4 {
+		if r.err == nil {
+			r.err = r.fail(what)
+		}
+		return 0
+	}
+	r.p += 4
+	return binary.LittleEndian.Uint32(r.b[r.p-4:])
+}

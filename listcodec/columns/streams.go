@@ -1,0 +1,135 @@
+package columns
+
+import (
+	"errors"
+	"hash/crc32"
+)
+
+// Streams. A segment's bytes are spread over streams, each named by an id:
+// id = 4·role + part. Role 0 is the control role: its part 0 is the tape
+// (the ops Join runs), its part 1 the skeleton (bytes copied as they are).
+// Every other role has three parts: data (string bytes), lens (uvarint
+// lengths of those strings) and nums (uvarints of integers). Roles 1 to
+// firstDynamic−1 are fixed (below); the others are given out by a
+// Splitter as it meets hash fields and key prefixes (roles.go).
+const (
+	MaxRoles   = 256
+	NumStreams = 4 * MaxRoles // stream ids are below this
+
+	partData = 0
+	partLens = 1
+	partNums = 2
+
+	idTape = 0
+	idSkel = 1
+)
+
+// Fixed roles.
+const (
+	roleKeys       = 1 + iota // keys of key records
+	roleStrings               // string values whose key prefix has no role
+	roleFields                // hash field names
+	roleHashValues            // hash values whose field has no role
+	roleSet                   // set members whose key prefix has no role
+	roleList                  // list elements whose key prefix has no role
+	roleZMember               // sorted set members
+	roleZScore                // sorted set scores
+	roleStreamID              // the node keys of stream values (entry IDs)
+	roleStream                // the entries of stream listpacks
+	roleIntset                // intset members, as deltas
+	roleFieldTTL              // hash field expiries
+	roleBulk                  // payloads kept as stored: LZF, 0xC4, pieces of records
+	roleOther                 // strings of values of no other role
+	firstDynamic   = 16
+)
+
+func dataID(role int) int { return 4*role + partData }
+func lensID(role int) int { return 4*role + partLens }
+func numsID(role int) int { return 4*role + partNums }
+
+// Limits a decoder checks before it allocates anything.
+const (
+	// MaxSegment bounds the T bytes of a segment (the writer's choice is
+	// smaller: Options.SegmentSize).
+	MaxSegment = 64 << 20
+	// streamSlack: the streams of a segment hold at most 2·T + streamSlack
+	// bytes in all (a Splitter that would need more stores the segment as
+	// one skeleton: Segment.flatten).
+	streamSlack = 4096
+)
+
+// Errors a Join or a Decode returns wrap one of these.
+var (
+	// ErrCorrupt: the segment is not well formed (a length past a stream's
+	// end, an op that does not exist, bytes left over, ...).
+	ErrCorrupt = errors.New("columns: corrupt segment")
+	// ErrLimit: the segment declares more than the limits allow.
+	ErrLimit = errors.New("columns: segment over the limits")
+	// ErrChecksum: the T a segment gives back is not the one it was made from.
+	ErrChecksum = errors.New("columns: segment checksum mismatch")
+	// ErrDict: a stream names a dictionary the decoder was not given.
+	ErrDict = errors.New("columns: dictionary")
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// Segment is one segment split into its streams: what a Splitter fills,
+// an Encoder compresses, a Decoder fills back and Join turns into T. Its
+// buffers are kept across uses (Reset), so that a pipeline recycles a few
+// Segments and allocates nothing per segment once they have grown.
+type Segment struct {
+	bufs [NumStreams][]byte
+	tlen int    // T bytes the segment stands for
+	sum  uint32 // CRC-32C of those bytes
+}
+
+// TLen is the number of T bytes the segment stands for.
+func (s *Segment) TLen() int { return s.tlen }
+
+// Sum is the CRC-32C (Castagnoli) of the segment's T.
+func (s *Segment) Sum() uint32 { return s.sum }
+
+// Stream is the content of stream id (nil when empty), valid until the
+// segment is reset or refilled.
+func (s *Segment) Stream(id int) []byte {
+	if id < 0 || id >= NumStreams {
+		return nil
+	}
+	return s.bufs[id]
+}
+
+// Reset empties the segment, keeping its buffers.
+func (s *Segment) Reset() {
+	for i := range s.bufs {
+		s.bufs[i] = s.bufs[i][:0]
+	}
+	s.tlen, s.sum = 0, 0
+}
+
+// RawLen is the number of bytes of all the streams.
+func (s *Segment) RawLen() int {
+	n := 0
+	for _, b := range s.bufs {
+		n += len(b)
+	}
+	return n
+}
+
+// trim drops the buffers that grew far past what a segment of limit T
+// bytes needs, so that memory stays bounded when the roles' shares shift
+// from segment to segment.
+func (s *Segment) trim(limit int) {
+	total := 0
+	for _, b := range s.bufs {
+		total += cap(b)
+	}
+	for i := range s.bufs {
+		if total <= 3*limit {
+			return
+		}
+		if c := cap(s.bufs[i]); c > 2*len(s.bufs[i])+4096 {
+			total -= c
+			s.bufs[i] = nil
+		}
+	}
+}
