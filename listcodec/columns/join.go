@@ -31,6 +31,12 @@ type joiner struct {
 	tape []byte
 	tp   int
 	pos  [NumStreams]int
+	// Sorted roles (sort.go): their strings as stored, which are taken.
+	spans   []span
+	used    []bool
+	first   [MaxRoles]int // -1: the role is not sorted
+	nsorted [MaxRoles]int
+	taken   [MaxRoles]int
 }
 
 // blobPre is the room a blob is built after before its string prefix is
@@ -58,9 +64,18 @@ func (j *joiner) join(dst []byte, seg *Segment) ([]byte, error) {
 	if need := seg.tlen + blobPre; cap(dst) < need {
 		dst = make([]byte, need)
 	}
-	*j = joiner{seg: seg, out: dst[:seg.tlen+blobPre], tlen: seg.tlen, tape: seg.bufs[idTape]}
+	spans, used := j.spans, j.used
+	*j = joiner{seg: seg, out: dst[:seg.tlen+blobPre], tlen: seg.tlen, tape: seg.bufs[idTape], spans: spans, used: used}
+	if err := j.sortedRoles(); err != nil {
+		return dst[:0], fmt.Errorf("%w: sorted roles: %v", ErrCorrupt, err)
+	}
 	if err := j.run(); err != nil {
 		return dst[:0], err
+	}
+	for r := range MaxRoles {
+		if j.taken[r] != j.nsorted[r] {
+			return dst[:0], fmt.Errorf("%w: role %d: %d of its %d sorted strings taken", ErrCorrupt, r, j.taken[r], j.nsorted[r])
+		}
 	}
 	j.pos[idTape] = j.tp
 	if j.w != j.tlen {
@@ -157,8 +172,12 @@ func (j *joiner) take(id int, n uint64) ([]byte, error) {
 	return b[p : p+int(n)], nil
 }
 
-// string reads a string of role r: its length, then its bytes.
+// string reads a string of role r: its length, then its bytes (of a
+// sorted role: the one its order stream names).
 func (j *joiner) string(r int) ([]byte, error) {
+	if j.first[r] >= 0 {
+		return j.sortedString(r)
+	}
 	n, err := j.num(lensID(r))
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package columns
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -66,7 +67,7 @@ func measureFile(t *testing.T, path string, segSize int, levels []zstd.EncoderLe
 	encs := make([]*zstd.Encoder, len(levels))
 	for i, l := range levels {
 		e, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(l), zstd.WithEncoderConcurrency(1),
-			zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(windowFor(segSize)))
+			zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(windowFor(segSize)), zstd.WithAllLitEntropyCompression(true))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +83,15 @@ func measureFile(t *testing.T, path string, segSize int, levels []zstd.EncoderLe
 	s := NewSplitter()
 	segB := &Segment{}
 	s.Start(segB)
+	dictSize, _ := strconv.Atoi(os.Getenv("RDBZ_MEASURE_DICT"))
+	var dicts [NumStreams][]byte
+	dictEncs := map[int]*zstd.Encoder{}
+	var withDict, withoutDict, dictBytes int64
+	var dictTime time.Duration
 	done := func(seg *Segment) {
+		if dictSize > 0 {
+			measureDicts(t, seg, segs, dictSize, levels[0], segSize, &dicts, dictEncs, &withDict, &withoutDict, &dictBytes, &dictTime)
+		}
 		segs++
 		jt := time.Now()
 		var err error
@@ -103,6 +112,10 @@ func measureFile(t *testing.T, path string, segSize int, levels []zstd.EncoderLe
 				roles[role] = rs
 			}
 			rs.raw[part] += int64(len(b))
+			var planes []byte
+			if part == partNums && os.Getenv("RDBZ_MEASURE_PLANES") != "" {
+				planes = toPlanes(nil, b)
+			}
 			for i, e := range encs {
 				ct := time.Now()
 				buf = e.EncodeAll(b, buf[:0])
@@ -111,18 +124,42 @@ func measureFile(t *testing.T, path string, segSize int, levels []zstd.EncoderLe
 				if n >= int64(len(b))+4 {
 					n = int64(len(b)) + 4 // stored
 				}
+				if planes != nil {
+					buf = e.EncodeAll(planes, buf[:0])
+					if int64(len(buf)) < n {
+						n = int64(len(buf))
+					}
+				}
 				rs.comp[i][part] += n
 			}
 		}
 	}
+	sorted := os.Getenv("RDBZ_MEASURE_SORT") != ""
+	var held []int // records of the segment (RDBZ_MEASURE_SORT: split sorted by key at its end)
+	var permBits float64
+	flush := func() {
+		if sorted {
+			sort.SliceStable(held, func(a, b int) bool { return recKey(tf.record(held[a])) < recKey(tf.record(held[b])) })
+			for _, i := range held {
+				s.Record(tf.record(i), tf.recs[i].key)
+			}
+			permBits += float64(len(held)) * math.Log2(float64(max(len(held), 2)))
+			held = held[:0]
+		}
+	}
 	for i, r := range tf.recs {
 		st := time.Now()
-		if s.Len() > 0 && s.Len()+len(tf.record(i)) > segSize {
+		if s.Len() > 0 && s.Len()+len(tf.record(i)) > segSize || sorted && len(held) > 0 && heldLen(tf, held)+len(tf.record(i)) > segSize {
+			flush()
 			seg := s.Finish()
 			split += time.Since(st)
 			done(seg)
 			st = time.Now()
 			s.Start(segB)
+		}
+		if sorted {
+			held = append(held, i)
+			continue
 		}
 		n := len(s.seg.bufs[idSkel])
 		s.Record(tf.record(i), r.key)
@@ -131,7 +168,15 @@ func measureFile(t *testing.T, path string, segSize int, levels []zstd.EncoderLe
 		}
 		split += time.Since(st)
 	}
+	flush()
 	done(s.Finish())
+	if sorted {
+		t.Logf("records sorted by key in each segment: a permutation would take %.0f bytes", permBits/8)
+	}
+	if dictSize > 0 {
+		t.Logf("dictionaries of %d bytes a stream from segment 0 (%d bytes in all), %s, segments 1 on: %d bytes without, %d with (%.2f%%; %.2fs)",
+			dictSize, dictBytes, levels[0], withoutDict, withDict, 100*float64(withDict-withoutDict)/float64(max(withoutDict, 1)), dictTime.Seconds())
+	}
 
 	fi, _ := os.Stat(path)
 	t.Logf("%s: %d bytes, T %d bytes (%d records, %d key records wholly in the skeleton), %d segments of %d MiB",
@@ -166,6 +211,70 @@ func measureFile(t *testing.T, path string, segSize int, levels []zstd.EncoderLe
 		cs = append(cs, fmt.Sprintf("%10d", ctot[i]))
 	}
 	t.Logf("%-28s %12d %10d %10d | %s", "TOTAL", tot[0], tot[1], tot[2], strings.Join(cs, " "))
+}
+
+// recKey is a key record's key bytes (as a string to sort by), "" for others.
+func recKey(rec []byte) string {
+	if len(rec) < 2 || rec[0] >= 200 {
+		return ""
+	}
+	r := rd{b: rec, p: 1}
+	k := r.str()
+	return string(k.data)
+}
+
+func heldLen(tf *tfile, held []int) int {
+	n := 0
+	for _, i := range held {
+		n += len(tf.record(i))
+	}
+	return n
+}
+
+// measureDicts keeps the streams of segment 0 as raw dictionaries (their
+// last size bytes) and compresses the streams of later segments with and
+// without them.
+func measureDicts(t *testing.T, seg *Segment, n int, size int, l zstd.EncoderLevel, segSize int, dicts *[NumStreams][]byte,
+	encs map[int]*zstd.Encoder, with, without, dictBytes *int64, took *time.Duration) {
+	plain, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(l), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false),
+		zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(windowFor(segSize)), zstd.WithAllLitEntropyCompression(true))
+	defer plain.Close()
+	var buf []byte
+	for id, b := range seg.bufs {
+		if n == 0 {
+			if len(b) >= 1024 {
+				d := b[max(0, len(b)-size):]
+				dicts[id] = append([]byte(nil), d...)
+				*dictBytes += int64(len(d))
+			}
+			continue
+		}
+		if len(b) == 0 {
+			continue
+		}
+		buf = plain.EncodeAll(b, buf[:0])
+		w := int64(min(len(buf), len(b)+4))
+		*without += w
+		if dicts[id] == nil {
+			*with += w
+			continue
+		}
+		e := encs[id]
+		if e == nil {
+			var err error
+			e, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(l), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false),
+				zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(windowFor(segSize)), zstd.WithAllLitEntropyCompression(true),
+				zstd.WithEncoderDictRaw(uint32(id+1), dicts[id]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			encs[id] = e
+		}
+		st := time.Now()
+		buf = e.EncodeAll(b, buf[:0])
+		*took += time.Since(st)
+		*with += min(int64(len(buf)), w)
+	}
 }
 
 func levelNames(ls []zstd.EncoderLevel) string {

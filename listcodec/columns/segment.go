@@ -15,7 +15,9 @@ const (
 
 	methodStored = 0 // the stream's bytes as they are
 	methodZstd   = 1 // one zstd frame, no dictionary
-	methodDict   = 2 // one zstd frame with the dictionary of the stream's id
+	methodDict   = 2 // one zstd frame with the dictionary of the stream's id (none is defined yet)
+	methodPlanes = 3 // one zstd frame of the planes of the stream's uvarints (planes.go)
+	lastMethod   = methodPlanes
 
 	// minCompress: streams shorter than this are stored.
 	minCompress = 32
@@ -47,10 +49,11 @@ func (o Options) withDefaults() Options {
 // buffers from one segment to the next; it is not safe for concurrent
 // use (a pipeline gives each worker its own).
 type Encoder struct {
-	opt  Options
-	encs map[zstd.EncoderLevel]*zstd.Encoder
-	head []byte
-	body []byte
+	opt    Options
+	encs   map[zstd.EncoderLevel]*zstd.Encoder
+	head   []byte
+	body   []byte
+	planes []byte
 }
 
 // NewEncoder returns an Encoder.
@@ -75,7 +78,7 @@ func (e *Encoder) encoder(l zstd.EncoderLevel) (*zstd.Encoder, error) {
 		return z, nil
 	}
 	z, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(l), zstd.WithEncoderConcurrency(1),
-		zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true),
+		zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true), zstd.WithAllLitEntropyCompression(true),
 		zstd.WithWindowSize(windowSize(e.opt.SegmentSize)), zstd.WithSingleSegment(true))
 	if err != nil {
 		return nil, fmt.Errorf("columns: zstd encoder: %w", err)
@@ -119,20 +122,11 @@ func (e *Encoder) Encode(dst []byte, seg *Segment) ([]byte, error) {
 		if len(b) == 0 {
 			continue
 		}
-		method := methodStored
 		n0 := len(body)
-		if len(b) >= minCompress {
-			z, err := e.encoder(e.levelFor(id))
-			if err != nil {
-				return dst, err
-			}
-			body = z.EncodeAll(b, body)
-			method = methodZstd
-			if len(body)-n0 >= len(b) {
-				body, method = append(body[:n0], b...), methodStored
-			}
-		} else {
-			body = append(body, b...)
+		var method int
+		var err error
+		if body, method, err = e.stream(body, id, b); err != nil {
+			return dst, err
 		}
 		h = binary.AppendUvarint(h, uint64(id-prev-1))
 		h = append(h, byte(method))
@@ -148,15 +142,46 @@ func (e *Encoder) Encode(dst []byte, seg *Segment) ([]byte, error) {
 	return append(dst, body...), nil
 }
 
+// stream appends stream id's bytes b, compressed (or not) as it takes
+// fewest bytes, to body, and returns the method.
+func (e *Encoder) stream(body []byte, id int, b []byte) ([]byte, int, error) {
+	n0 := len(body)
+	if len(b) < minCompress {
+		return append(body, b...), methodStored, nil
+	}
+	z, err := e.encoder(e.levelFor(id))
+	if err != nil {
+		return body, 0, err
+	}
+	body = z.EncodeAll(b, body)
+	method := methodZstd
+	if id%4 == partNums && id >= 4 {
+		e.planes = toPlanes(e.planes[:0], b)
+		n1 := len(body)
+		body = z.EncodeAll(e.planes, body)
+		if len(body)-n1 < n1-n0 {
+			body = append(body[:n0], body[n1:]...)
+			method = methodPlanes
+		} else {
+			body = body[:n1]
+		}
+	}
+	if len(body)-n0 >= len(b) {
+		return append(body[:n0], b...), methodStored, nil
+	}
+	return body, method, nil
+}
+
 // Decoder turns compressed segments back into T. It keeps its buffers from
 // one segment to the next; it is not safe for concurrent use.
 type Decoder struct {
-	dec   *zstd.Decoder
-	limit int
-	seg   Segment
-	arena []byte
-	j     joiner
-	descs []desc
+	dec    *zstd.Decoder
+	limit  int
+	seg    Segment
+	arena  []byte
+	planes []byte
+	j      joiner
+	descs  []desc
 }
 
 type desc struct {
@@ -237,20 +262,50 @@ func (d *Decoder) stream(out, b []byte, ds desc) ([]byte, error) {
 	if err := fh.Decode(b); err != nil {
 		return nil, err
 	}
-	if !fh.HasFCS || fh.FrameContentSize != uint64(ds.raw) {
+	if !fh.HasFCS {
+		return nil, errFrameSize
+	}
+	size := ds.raw
+	if ds.method == methodPlanes {
+		// The planes are the raw bytes after their count N ≤ raw.
+		if fh.FrameContentSize <= uint64(ds.raw) || fh.FrameContentSize > uint64(ds.raw+uvarintLen(uint64(ds.raw))) {
+			return nil, errFrameSize
+		}
+		size = int(fh.FrameContentSize)
+		if cap(d.planes) < size {
+			d.planes = make([]byte, size)
+		}
+	}
+	if fh.FrameContentSize != uint64(size) {
 		return nil, errFrameSize
 	}
 	if fh.DictionaryID != 0 {
 		return nil, errFrameDict
 	}
-	got, err := d.dec.DecodeAll(b, out)
+	to := out
+	if ds.method == methodPlanes {
+		to = d.planes[:0:size]
+	}
+	got, err := d.dec.DecodeAll(b, to)
 	if err != nil {
 		return nil, err
 	}
-	if len(got) != ds.raw || &got[:1][0] != &out[:1][0] {
+	if len(got) != size || &got[:1][0] != &to[:1][0] {
 		return nil, errDecoded
 	}
+	if ds.method == methodPlanes {
+		return fromPlanes(out, got, ds.raw)
+	}
 	return got, nil
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
 }
 
 // header reads the segment's header into d.seg (T length and sum) and
@@ -287,7 +342,7 @@ func (d *Decoder) header(src []byte) (int, error) {
 		case r.err != nil:
 		case id >= NumStreams:
 			return 0, fmt.Errorf("%w: stream %d: id over %d", ErrCorrupt, i, NumStreams-1)
-		case method > methodDict:
+		case method > lastMethod:
 			return 0, fmt.Errorf("%w: stream %d: method %d", ErrCorrupt, id, method)
 		case method == methodDict:
 			return 0, fmt.Errorf("%w: stream %d uses a dictionary, none was given", ErrDict, id)

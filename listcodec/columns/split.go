@@ -40,12 +40,13 @@ type Splitter struct {
 	stamp [NumStreams]uint32
 	recNo uint32
 	undo  []undoRec
-	mark  [3]int // tape and skeleton lengths, pend, at the record's start
+	mark  [5]int // tape and skeleton lengths, pend, sort items and keys, at the record's start
 	total int    // bytes of all the streams
 
 	pend  int // skeleton bytes no opSkel covers yet
 	elems []elem
 	name  []byte
+	sort  sorter
 }
 
 type undoRec struct{ id, n int }
@@ -59,6 +60,7 @@ func NewSplitter() *Splitter {
 func (s *Splitter) Start(seg *Segment) {
 	seg.Reset()
 	s.seg, s.total, s.pend = seg, 0, 0
+	s.sort.reset()
 }
 
 // Len is the number of T bytes in the segment so far.
@@ -67,6 +69,7 @@ func (s *Splitter) Len() int { return s.seg.tlen }
 // Finish ends the segment and returns it.
 func (s *Splitter) Finish() *Segment {
 	s.flushSkel()
+	s.sort.sortRoles(s.seg)
 	seg := s.seg
 	s.seg = nil
 	return seg
@@ -93,7 +96,8 @@ func (s *Splitter) Record(rec []byte, key bool) {
 	s.keys = true
 	s.begin(rec)
 	ok := s.keyRecord()
-	if ok && s.total+16 > maxRaw(s.seg.tlen) {
+	// The order streams of sorted roles will take at most 4 bytes a string.
+	if ok && s.total+16+4*len(s.sort.items) > maxRaw(s.seg.tlen) {
 		ok = false
 	}
 	if !ok {
@@ -229,7 +233,8 @@ func (s *Splitter) begin(rec []byte) {
 		s.recNo = 1
 	}
 	s.undo = s.undo[:0]
-	s.mark = [3]int{len(s.seg.bufs[idTape]), len(s.seg.bufs[idSkel]), s.pend}
+	s.mark = [5]int{len(s.seg.bufs[idTape]), len(s.seg.bufs[idSkel]), s.pend, len(s.sort.items), len(s.sort.keys)}
+	s.sort.recKey[0] = -1
 	s.rec, s.done = rec, 0
 }
 
@@ -245,6 +250,7 @@ func (s *Splitter) rollback() {
 	seg.bufs[idTape] = seg.bufs[idTape][:s.mark[0]]
 	seg.bufs[idSkel] = seg.bufs[idSkel][:s.mark[1]]
 	s.pend = s.mark[2]
+	s.sort.items, s.sort.keys = s.sort.items[:s.mark[3]], s.sort.keys[:s.mark[4]]
 }
 
 // upto sends the record's bytes before at, not sent yet, to the skeleton.
@@ -304,6 +310,9 @@ func (s *Splitter) emit(at int, st rstr, role int, end int) {
 func (s *Splitter) strOp(code byte, role int, data []byte) {
 	s.op(code, uint64(role))
 	s.putUvarint(lensID(role), uint64(len(data)))
+	if s.sort.ok[role] {
+		s.sort.note(role, len(s.seg.bufs[dataID(role)]), len(data), s.key)
+	}
 	s.put(dataID(role), data)
 }
 
@@ -323,7 +332,9 @@ func (s *Splitter) value(r *rd, t rdbio.Type) {
 	case rdbio.TypeString:
 		at := r.p
 		if v := r.str(); !r.bad {
-			s.emit(at, v, s.prefixRole(famString, len(v.data), roleStrings), r.p)
+			role := s.prefixRole(famString, len(v.data), roleStrings)
+			s.sort.ok[role] = true
+			s.emit(at, v, role, r.p)
 		}
 	case rdbio.TypeList:
 		s.strings(r, famList, roleList)
