@@ -118,10 +118,14 @@ func (b byKey) Less(i, j int) bool {
 	return bytes.Compare(b.st.keys[x.key0:x.key1], b.st.keys[y.key0:y.key1]) < 0
 }
 
-// reset forgets the segment's items.
+// reset forgets the segment's items, and the scratch buffers when they
+// grew far past the roles they last sorted.
 func (st *sorter) reset() {
 	st.items, st.keys = st.items[:0], st.keys[:0]
 	st.recKey[0] = -1
+	if cap(st.data) > 2*len(st.data)+(1<<20) {
+		st.data, st.lens, st.order = nil, nil, nil
+	}
 }
 
 // The joiner's side: the strings of sorted roles, as stored.

@@ -98,10 +98,24 @@ func (s *Segment) Stream(id int) []byte {
 	return s.bufs[id]
 }
 
-// Reset empties the segment, keeping its buffers.
+// Reset empties the segment, keeping its buffers; but when they hold
+// much more than the segment needed (the roles' shares shift from segment
+// to segment, and each buffer keeps the largest it grew to), it drops
+// those that grew past what they held, so that a recycled Segment stays
+// within about 1.25 times a segment's bytes.
 func (s *Segment) Reset() {
-	for i := range s.bufs {
-		s.bufs[i] = s.bufs[i][:0]
+	used, held := 0, 0
+	for _, b := range s.bufs {
+		used += len(b)
+		held += cap(b)
+	}
+	trim := held > used+used/4+(1<<20)
+	for i, b := range s.bufs {
+		if trim && cap(b) > len(b)+len(b)/4+(64<<10) {
+			s.bufs[i] = nil
+			continue
+		}
+		s.bufs[i] = b[:0]
 	}
 	s.tlen, s.sum = 0, 0
 }
@@ -113,23 +127,4 @@ func (s *Segment) RawLen() int {
 		n += len(b)
 	}
 	return n
-}
-
-// trim drops the buffers that grew far past what a segment of limit T
-// bytes needs, so that memory stays bounded when the roles' shares shift
-// from segment to segment.
-func (s *Segment) trim(limit int) {
-	total := 0
-	for _, b := range s.bufs {
-		total += cap(b)
-	}
-	for i := range s.bufs {
-		if total <= 3*limit {
-			return
-		}
-		if c := cap(s.bufs[i]); c > 2*len(s.bufs[i])+4096 {
-			total -= c
-			s.bufs[i] = nil
-		}
-	}
 }
