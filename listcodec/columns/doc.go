@@ -18,15 +18,22 @@
 //
 // # Use
 //
-//	s := columns.NewSplitter()            // one per file
-//	enc, _ := columns.NewEncoder(columns.Options{Level: zstd.SpeedDefault})
-//	s.Start(seg)                          // a *Segment, recycled
-//	s.Record(rec, isKey)                  // each whole record of T, in order
-//	s.Raw(piece)                          // or a piece of a record longer than a segment
-//	out, err := enc.Encode(out[:0], s.Finish())
+//	s := columns.NewSplitter()            // one per file, on the reading goroutine
+//	s.Start(seg)                          // a *Segment, recycled (3 for 2 workers)
+//	s.Record(rec, isKey)                  // each whole record of T, in order, while s.Len()+len(rec) ≤ the segment size
+//	s.Raw(piece)                          // or pieces of a record too long for a segment
+//	seg = s.Finish()                      // to a worker:
 //
-//	dec, _ := columns.NewDecoder(0)
+//	enc, _ := columns.NewEncoder(columns.Options{Level: zstd.SpeedDefault}) // one per worker
+//	out, err := enc.Encode(out[:0], seg)  // then seg may be recycled
+//
+//	dec, _ := columns.NewDecoder(0)       // one per worker
 //	t, err := dec.Decode(t, out)          // T, checked against the segment's CRC-32C
+//
+// The record's type byte is read with the file's header, which the
+// Splitter takes from T's first record (the magic); a Splitter that starts
+// elsewhere reads type bytes as Redis's. A record whose value Join would
+// not rebuild is never an error: it goes to the skeleton.
 //
 // # The compressed segment
 //
@@ -40,29 +47,48 @@
 //	m                uvarint  number of streams                         m ≤ 1024
 //	m descriptors             in increasing id order:
 //	  id             uvarint  id − the previous id − 1 (the first: id)  id < 1024
-//	  method         1        0 stored, 1 zstd, 2 zstd with a dictionary 0 or 1 (2: refused, none defined yet)
+//	  method         1        0 stored, 1 zstd, 3 zstd of uvarint       0, 1 or 3 (2, zstd with a dictionary,
+//	                          planes                                    is refused: none is defined yet)
 //	  raw length     uvarint  the stream's bytes, R                     1 ≤ R ≤ 2·L + 4112
 //	  stored length  uvarint  (methods 1, 2 only) its bytes here, S     S ≥ 1
 //	header checksum  4        CRC-32C of the bytes above                equal
 //	streams                   the m streams' stored bytes, in order     they end where src ends
 //
 // The raw lengths add up to at most 2·L + 4112. A stored stream is its R
-// bytes; a zstd stream is one zstd frame (RFC 8878) with its
-// Frame_Content_Size equal to R, without a dictionary ID (method 1), that
-// decodes to exactly R bytes (the frame checksum is not written: the T
-// checksum covers the segment).
+// bytes; a zstd stream (method 1) is one zstd frame (RFC 8878) with its
+// Frame_Content_Size equal to R, without a dictionary ID, that decodes to
+// exactly R bytes (the frame checksum is not written: the T checksum
+// covers the segment). Method 3 is for streams of uvarints: one zstd frame
+// as for method 1 of their planes, P bytes with R < P ≤ R + (bytes of the
+// uvarint R): N, the number of uvarints, as a uvarint; then plane 0, the
+// first byte of each of the N uvarints; plane 1, the second byte of each
+// uvarint of two bytes or more; and so on, plane j + 1 holding as many
+// bytes as plane j has bytes with bit 7 set, at most 10 planes, all of them
+// exactly filling the P bytes. The stream is the uvarints rebuilt in order,
+// each taking its next byte from plane 0, then while the byte has bit 7
+// set from the next plane.
 //
 // # Streams and the tape
 //
 // Stream id = 4·role + part. Role 0 holds the tape (id 0) and the
-// skeleton (id 1); every other role r (1 ≤ r < 256) has three parts: data
-// (4r: string bytes), lens (4r+1: uvarint lengths of those strings) and
-// nums (4r+2: uvarints of integers). Which role is which is the writer's
-// choice, recorded nowhere: the tape names the roles, and a reader needs
-// nothing else. (This writer: roles 1–14 fixed — keys, string values,
-// hash fields, hash values, set members, list elements, zset members,
-// zset scores, stream IDs, stream entries, intsets, field TTLs, bulk,
-// other —, 16–255 given out to hash fields and key prefixes.)
+// skeleton (id 1); every other role r (1 ≤ r < 256) has up to four parts:
+// data (4r: string bytes), lens (4r+1: uvarint lengths of those strings),
+// nums (4r+2: uvarints of integers) and order (4r+3). Which role is which
+// is the writer's choice, recorded nowhere: the tape names the roles, and
+// a reader needs nothing else. (This writer: roles 1–14 fixed — keys,
+// string values, hash fields, hash values, set members, list elements,
+// zset members, zset scores, stream IDs, stream entries, intsets, field
+// TTLs, bulk, other —, 16–255 given out to hash fields and key prefixes
+// as their values pass 4 KiB.)
+//
+// A role with an order stream is sorted: its strings are stored in
+// another order than the tape takes them (this writer: string values
+// sorted by key, for roles of at least 16 strings of 2 KiB on average in
+// the segment). Before the tape runs, a reader cuts data[r] into the
+// strings lens[r] gives, in order (their lengths must add up to data[r]'s
+// length exactly); then the k-th string the tape takes of role r is the
+// one whose index (from 0) is the k-th uvarint of order[r], each index
+// below the number of strings and each string taken exactly once.
 //
 // The tape is a sequence of ops, each an op byte and uvarint operands; T is
 // what they write, in order. "Next length" is the next uvarint of lens[r],
@@ -114,12 +140,17 @@
 //     smallest of 2, 4, 8 that holds the first and the last member
 //     (intset.c).
 //
+// For a sorted role, ops 2, 3, 5 and 13 read no length: the string they
+// take is the one the role's order stream names, with the length lens[r]
+// gave it.
+//
 // A reader must refuse: an op byte outside 1–14 (or 13–14 outside a blob,
 // or another inside one), a role 0 or ≥ 256, a uvarint or a string that
 // runs past the end of its stream or of the tape, a count k larger than
 // half the tape left (a blob) or than the nums bytes left (an intset), an
 // integer string out of 32 bits, a double's number odd but 1, intset
-// members that overflow, any write past L, and, once the tape is done, T
-// shorter than L or any byte left unread in any stream. Then the CRC-32C
-// of T must be the T checksum.
+// members that overflow, an order index out of range or taken twice, any
+// write past L, and, once the tape is done, T shorter than L, a string of
+// a sorted role not taken, or any byte left unread in any stream. Then the
+// CRC-32C of T must be the T checksum.
 package columns

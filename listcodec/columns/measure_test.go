@@ -55,7 +55,6 @@ func TestMeasureStreams(t *testing.T) {
 }
 
 type roleSizes struct {
-	name string
 	raw  [4]int64 // by part
 	comp [][4]int64
 }

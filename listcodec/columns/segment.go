@@ -229,16 +229,17 @@ func (d *Decoder) Close() { d.dec.Close() }
 // into T, written to dst (grown when short) and returned. Errors wrap
 // ErrCorrupt, ErrLimit, ErrChecksum or ErrDict, and name what is wrong.
 func (d *Decoder) Decode(dst, src []byte) ([]byte, error) {
-	seg, err := d.Split(src)
+	seg, err := d.Unpack(src)
 	if err != nil {
 		return dst[:0], err
 	}
 	return d.j.join(dst, seg)
 }
 
-// Split decompresses the streams of the compressed segment src into a
-// Segment (the Decoder's own, valid until its next use), for Join.
-func (d *Decoder) Split(src []byte) (*Segment, error) {
+// Unpack decompresses the streams of the compressed segment src into a
+// Segment (the Decoder's own, valid until its next use), for Join or for
+// a reader that wants some streams only (Segment.Stream).
+func (d *Decoder) Unpack(src []byte) (*Segment, error) {
 	d.seg.Reset()
 	p, err := d.header(src)
 	if err != nil {

@@ -135,7 +135,6 @@ type span struct{ off, n int }
 var (
 	errOrder    = errors.New("an order index past the role's strings")
 	errTwice    = errors.New("a string of a sorted role taken twice")
-	errUnused   = errors.New("strings of a sorted role left untaken")
 	errSortData = errors.New("a sorted role's lengths do not add up to its data")
 )
 

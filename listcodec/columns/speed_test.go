@@ -208,13 +208,11 @@ type segSink struct {
 	free    chan *Segment
 	work    chan job
 	order   chan job
-	n       int
 }
 
 type job struct {
-	seg  *Segment
-	out  chan []byte
-	done chan struct{}
+	seg *Segment
+	out chan []byte
 }
 
 func (w *segSink) Begin(key []byte, _ int64) error {
