@@ -37,7 +37,9 @@ func opName(op byte) string {
 
 // f64: a double in nums[r] as u = zigzag(v)·2 when it is the integer v
 // exactly (|v| < 2^53, not −0), else u = 1 and its 8 bytes, little-endian,
-// are the next 8 bytes of data[r].
+// are the next string of the role (a length of 8 in lens[r], 8 bytes of
+// data[r]): every byte of a role's data belongs to a string its lens
+// delimit.
 
 func zigzag(v int64) uint64   { return uint64(v<<1) ^ uint64(v>>63) }
 func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }

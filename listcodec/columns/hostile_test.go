@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -182,17 +183,18 @@ func TestHostileTapes(t *testing.T) {
 		{"operand overflows", 1, streams{idTape: "\x01\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01"}, "tape ends"},
 		{"role 0", 2, streams{idTape: "\x02\x00"}, "role out of range"},
 		{"role 256", 2, streams{idTape: "\x02\x80\x02"}, "role out of range"},
-		{"string without length", 2, streams{idTape: "\x02\x01"}, "stream 5"},
-		{"string past its data", 4, streams{idTape: "\x02\x01", lensID(1): "\x05", dataID(1): "abc"}, "stream 4"},
+		{"string without length", 2, streams{idTape: "\x02\x01"}, fmt.Sprint("stream ", lensID(1))},
+		{"string past its data", 4, streams{idTape: "\x02\x01", lensID(1): "\x05", dataID(1): "abc"}, fmt.Sprint("stream ", dataID(1))},
 		{"string past T", 3, streams{idTape: "\x02\x01", lensID(1): "\x03", dataID(1): "abc"}, "past the end"},
 		{"length not a varint", 4, streams{idTape: "\x02\x01", lensID(1): "\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f"}, "not a uvarint"},
 		{"length cut short", 4, streams{idTape: "\x02\x01", lensID(1): "\xff"}, "ends early"},
 		{"int out of 32 bits", 9, streams{idTape: "\x04\x01", numsID(1): "\x80\x80\x80\x80\x80\x01"}, "32 bits"},
 		{"double tag", 8, streams{idTape: "\x06\x01", numsID(1): "\x03"}, "tag"},
-		{"double bytes missing", 8, streams{idTape: "\x06\x01", numsID(1): "\x01", dataID(1): "abc"}, "stream 4"},
+		{"double bytes missing", 8, streams{idTape: "\x06\x01", numsID(1): "\x01", lensID(1): "\x08", dataID(1): "abc"}, fmt.Sprint("stream ", dataID(1))},
+		{"double not 8 bytes", 8, streams{idTape: "\x06\x01", numsID(1): "\x01", lensID(1): "\x03", dataID(1): "abc"}, "not 8 bytes"},
 		{"listpack count past the tape", 100, streams{idTape: "\x07\x10\x0d\x01"}, "count"},
 		{"listpack entry op", 100, streams{idTape: "\x07\x01\x01\x01"}, "entry op"},
-		{"listpack entry past its data", 100, streams{idTape: "\x07\x01\x0d\x01", lensID(1): "\x09"}, "stream 4"},
+		{"listpack entry past its data", 100, streams{idTape: "\x07\x01\x0d\x01", lensID(1): "\x09"}, fmt.Sprint("stream ", dataID(1))},
 		{"listpack past T", 5, streams{idTape: "\x07\x01\x0e\x01", numsID(1): "\x02"}, "past the end"},
 		{"ziplist past T", 5, streams{idTape: "\x09\x01\x0e\x01", numsID(1): "\x02"}, "past the end"},
 		{"ziplist at T's end", 1, streams{idTape: "\x01\x01\x09\x00", idSkel: "a"}, "past the end"},
@@ -201,7 +203,7 @@ func TestHostileTapes(t *testing.T) {
 		{"intset overflow", 40, streams{idTape: "\x0b\x01\x02", numsID(1): "\xfe\xff\xff\xff\xff\xff\xff\xff\xff\x01\x05"}, "out of order"},
 		{"T short", 5, streams{idTape: "\x01\x03", idSkel: "abc"}, "gives 3 bytes"},
 		{"skeleton left over", 2, streams{idTape: "\x01\x02", idSkel: "abc"}, "stream 1: 1 of its 3 bytes left over"},
-		{"nums left over", 3, streams{idTape: "\x01\x03", idSkel: "abc", numsID(7): "\x01"}, "stream 30"},
+		{"nums left over", 3, streams{idTape: "\x01\x03", idSkel: "abc", numsID(7): "\x01"}, fmt.Sprint("stream ", numsID(7))},
 	}
 	for _, c := range cases {
 		seg := &Segment{tlen: c.tlen}

@@ -53,7 +53,7 @@ var (
 	errEntryOp  = errors.New("a blob entry op expected")
 	errCount    = errors.New("an entry count the tape cannot hold")
 	errInt32    = errors.New("an integer string out of 32 bits")
-	errDouble   = errors.New("a double's tag is neither integral nor 1")
+	errDouble   = errors.New("a double's tag is neither integral nor 1, or its string not 8 bytes")
 	errIntOrder = errors.New("intset members out of order")
 )
 
@@ -295,9 +295,12 @@ func (j *joiner) f64() error {
 	case u&1 == 0:
 		bits = math.Float64bits(float64(unzigzag(u >> 1)))
 	case u == 1:
-		b, err := j.take(dataID(r), 8)
+		b, err := j.string(r)
 		if err != nil {
 			return err
+		}
+		if len(b) != 8 {
+			return errDouble
 		}
 		bits = binary.LittleEndian.Uint64(b)
 	default:

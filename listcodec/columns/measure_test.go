@@ -55,8 +55,8 @@ func TestMeasureStreams(t *testing.T) {
 }
 
 type roleSizes struct {
-	raw  [4]int64 // by part
-	comp [][4]int64
+	raw  [8]int64 // by part
+	comp [][8]int64
 }
 
 func measureFile(t *testing.T, path string, segSize int, levels []zstd.EncoderLevel) {
@@ -79,6 +79,7 @@ func measureFile(t *testing.T, path string, segSize int, levels []zstd.EncoderLe
 	var segs int
 	var names map[int]string
 	var skelRecs int
+	tokens := map[int]*[2]int64{}
 	s := NewSplitter()
 	segB := &Segment{}
 	s.Start(segB)
@@ -100,14 +101,17 @@ func measureFile(t *testing.T, path string, segSize int, levels []zstd.EncoderLe
 		}
 		join += time.Since(jt)
 		names = s.roleNames()
+		if os.Getenv("RDBZ_MEASURE_TOKENS") != "" {
+			measureTokens(seg, encs[0], tokens)
+		}
 		for id, b := range seg.bufs {
 			if len(b) == 0 {
 				continue
 			}
-			role, part := id/4, id%4
+			role, part := id>>partBits, id&(1<<partBits-1)
 			rs := roles[role]
 			if rs == nil {
-				rs = &roleSizes{comp: make([][4]int64, len(levels))}
+				rs = &roleSizes{comp: make([][8]int64, len(levels))}
 				roles[role] = rs
 			}
 			rs.raw[part] += int64(len(b))
@@ -172,6 +176,11 @@ func measureFile(t *testing.T, path string, segSize int, levels []zstd.EncoderLe
 	if sorted {
 		t.Logf("records sorted by key in each segment: a permutation would take %.0f bytes", permBits/8)
 	}
+	for r, v := range tokens {
+		if v[0] > 64<<10 {
+			t.Logf("tokens: %-24s %10d as strings, %10d as templates and runs (%.3f)", roleName(r, names), v[0], v[1], float64(v[1])/float64(v[0]))
+		}
+	}
 	if dictSize > 0 {
 		t.Logf("dictionaries of %d bytes a stream from segment 0 (%d bytes in all), %s, segments 1 on: %d bytes without, %d with (%.2f%%; %.2fs)",
 			dictSize, dictBytes, levels[0], withoutDict, withDict, 100*float64(withDict-withoutDict)/float64(max(withoutDict, 1)), dictTime.Seconds())
@@ -185,10 +194,14 @@ func measureFile(t *testing.T, path string, segSize int, levels []zstd.EncoderLe
 	for id := range roles {
 		ids = append(ids, id)
 	}
-	sort.Slice(ids, func(a, b int) bool {
-		return roles[ids[a]].comp[0][0]+roles[ids[a]].comp[0][1]+roles[ids[a]].comp[0][2] > roles[ids[b]].comp[0][0]+roles[ids[b]].comp[0][1]+roles[ids[b]].comp[0][2]
-	})
-	var tot [4]int64
+	sum8 := func(a [8]int64) (n int64) {
+		for _, v := range a {
+			n += v
+		}
+		return n
+	}
+	sort.Slice(ids, func(a, b int) bool { return sum8(roles[ids[a]].comp[0]) > sum8(roles[ids[b]].comp[0]) })
+	var tot [8]int64
 	var ctot = make([]int64, len(levels))
 	t.Logf("%-28s %12s %10s %10s | %s", "role", "data", "lens", "nums", levelNames(levels))
 	for _, id := range ids {
@@ -196,20 +209,20 @@ func measureFile(t *testing.T, path string, segSize int, levels []zstd.EncoderLe
 		name := roleName(id, names)
 		var cs []string
 		for i := range levels {
-			c := rs.comp[i][0] + rs.comp[i][1] + rs.comp[i][2] + rs.comp[i][3]
+			c := sum8(rs.comp[i])
 			ctot[i] += c
 			cs = append(cs, fmt.Sprintf("%10d", c))
 		}
 		for p := range tot {
 			tot[p] += rs.raw[p]
 		}
-		t.Logf("%-28s %12d %10d %10d | %s", name, rs.raw[0], rs.raw[1], rs.raw[2], strings.Join(cs, " "))
+		t.Logf("%-28s %12d %10d %10d | %s", name, rs.raw[partData], rs.raw[partLens], rs.raw[partNums]+rs.raw[partOrder], strings.Join(cs, " "))
 	}
 	var cs []string
 	for i := range levels {
 		cs = append(cs, fmt.Sprintf("%10d", ctot[i]))
 	}
-	t.Logf("%-28s %12d %10d %10d | %s", "TOTAL", tot[0], tot[1], tot[2], strings.Join(cs, " "))
+	t.Logf("%-28s %12d %10d %10d | %s", "TOTAL", tot[partData], tot[partLens], tot[partNums]+tot[partOrder], strings.Join(cs, " "))
 }
 
 // recKey is a key record's key bytes (as a string to sort by), "" for others.
@@ -228,6 +241,31 @@ func heldLen(tf *tfile, held []int) int {
 		n += len(tf.record(i))
 	}
 	return n
+}
+
+// measureTokens compresses each role's strings as they are and tokenized
+// (tokens_test.go), at the first level.
+func measureTokens(seg *Segment, e *zstd.Encoder, acc map[int]*[2]int64) {
+	comp := func(b []byte) int64 {
+		if len(b) == 0 {
+			return 0
+		}
+		return int64(min(len(e.EncodeAll(b, nil)), len(b)+4))
+	}
+	for r := 1; r < MaxRoles; r++ {
+		data, lens := seg.bufs[dataID(r)], seg.bufs[lensID(r)]
+		if len(data) < 4096 || len(seg.bufs[orderID(r)]) > 0 || r == roleZScore {
+			continue
+		}
+		var tk tokens
+		tk.tokenize(data, lens)
+		tm, nu, hx := tk.tmpl, tk.nums, tk.hex
+		if acc[r] == nil {
+			acc[r] = &[2]int64{}
+		}
+		acc[r][0] += comp(data) + comp(lens)
+		acc[r][1] += comp(tm) + min(comp(nu), comp(toPlanes(nil, nu))) + comp(hx)
+	}
 }
 
 // measureDicts keeps the streams of segment 0 as raw dictionaries (their

@@ -69,6 +69,17 @@ type Encoder struct {
 	head   []byte
 	body   []byte
 	planes []byte
+	descs  []desc
+	toks   tokens
+	tok    [MaxRoles]tokState
+}
+
+// tokState is what an Encoder learnt of a role's strings as tokens: which
+// representation won the last trial, and for how many more segments it
+// stands.
+type tokState struct {
+	use  bool
+	left int
 }
 
 // NewEncoder returns an Encoder.
@@ -124,40 +135,117 @@ func (e *Encoder) Encode(dst []byte, seg *Segment) ([]byte, error) {
 	if seg.tlen < 1 || seg.tlen > e.opt.SegmentSize {
 		return dst, fmt.Errorf("columns: segment of %d T bytes outside 1..%d", seg.tlen, e.opt.SegmentSize)
 	}
+	e.descs, e.body = e.descs[:0], e.body[:0]
+	for r := range MaxRoles {
+		if err := e.role(seg, r); err != nil {
+			return dst, err
+		}
+	}
 	h := append(e.head[:0], segVersion)
 	h = binary.AppendUvarint(h, uint64(seg.tlen))
 	h = binary.LittleEndian.AppendUint32(h, seg.sum)
-	m := 0
-	for _, b := range seg.bufs {
-		if len(b) > 0 {
-			m++
-		}
-	}
-	h = binary.AppendUvarint(h, uint64(m))
-	body := e.body[:0]
+	h = binary.AppendUvarint(h, uint64(len(e.descs)))
 	prev := -1
-	for id, b := range seg.bufs {
-		if len(b) == 0 {
-			continue
+	for _, d := range e.descs {
+		h = binary.AppendUvarint(h, uint64(d.id-prev-1))
+		h = append(h, byte(d.method))
+		h = binary.AppendUvarint(h, uint64(d.raw))
+		if d.method != methodStored {
+			h = binary.AppendUvarint(h, uint64(d.size))
 		}
-		n0 := len(body)
-		var method int
-		var err error
-		if body, method, err = e.stream(body, id, b); err != nil {
-			return dst, err
-		}
-		h = binary.AppendUvarint(h, uint64(id-prev-1))
-		h = append(h, byte(method))
-		h = binary.AppendUvarint(h, uint64(len(b)))
-		if method != methodStored {
-			h = binary.AppendUvarint(h, uint64(len(body)-n0))
-		}
-		prev = id
+		prev = d.id
 	}
 	h = binary.LittleEndian.AppendUint32(h, crc32.Checksum(h, castagnoli))
-	e.head, e.body = h, body
+	e.head = h
 	dst = append(dst, h...)
-	return append(dst, body...), nil
+	return append(dst, e.body...), nil
+}
+
+// Tokens (tokens.go) are tried on a role's strings of at least minTokens
+// bytes, in one segment of every retryTokens (the first included); the
+// segments between take the representation that won.
+const (
+	minTokens   = 4 << 10
+	retryTokens = 8
+)
+
+// role compresses role r's streams into e.body and e.descs, in id order:
+// nums and order, then its strings as they are or as tokens, whichever
+// was smaller at the last trial.
+func (e *Encoder) role(seg *Segment, r int) error {
+	if err := e.parts(seg, r, partNums, partOrder); err != nil {
+		return err
+	}
+	data, lens := seg.bufs[dataID(r)], seg.bufs[lensID(r)]
+	st := &e.tok[r]
+	if r == 0 || len(data) < minTokens || len(lens) == 0 {
+		return e.parts(seg, r, partData, partLens)
+	}
+	try := st.left == 0
+	st.left = max(st.left-1, 0)
+	if !try && !st.use {
+		return e.parts(seg, r, partData, partLens)
+	}
+	n0, d0 := len(e.body), len(e.descs)
+	if try {
+		if err := e.parts(seg, r, partData, partLens); err != nil {
+			return err
+		}
+	}
+	n1, d1 := len(e.body), len(e.descs)
+	e.toks.reset()
+	if !e.toks.tokenize(data, lens) {
+		st.use, st.left = false, retryTokens-1
+		if !try {
+			return e.parts(seg, r, partData, partLens)
+		}
+		return nil
+	}
+	for part, b := range [...][]byte{partTmpl: e.toks.tmpl, partTNums: e.toks.nums, partTHex: e.toks.hex, partTLens: e.toks.lens} {
+		if part >= partTmpl {
+			if err := e.put(streamID(r, part), b); err != nil {
+				return err
+			}
+		}
+	}
+	if !try {
+		return nil
+	}
+	st.use, st.left = len(e.body)-n1 < n1-n0, retryTokens-1
+	if st.use {
+		e.body = append(e.body[:n0], e.body[n1:]...)
+		e.descs = append(e.descs[:d0], e.descs[d1:]...)
+	} else {
+		e.body, e.descs = e.body[:n1], e.descs[:d1]
+	}
+	return nil
+}
+
+// parts compresses the parts from..to of role r that hold bytes.
+func (e *Encoder) parts(seg *Segment, r, from, to int) error {
+	for part := from; part <= to; part++ {
+		if b := seg.bufs[streamID(r, part)]; len(b) > 0 {
+			if err := e.put(streamID(r, part), b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// put compresses stream id into e.body and notes its descriptor.
+func (e *Encoder) put(id int, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	n0 := len(e.body)
+	var method int
+	var err error
+	if e.body, method, err = e.stream(e.body, id, b); err != nil {
+		return err
+	}
+	e.descs = append(e.descs, desc{id: id, method: method, raw: len(b), size: len(e.body) - n0})
+	return nil
 }
 
 // stream appends stream id's bytes b, compressed (or not) as it takes
@@ -173,7 +261,7 @@ func (e *Encoder) stream(body []byte, id int, b []byte) ([]byte, int, error) {
 	}
 	body = z.EncodeAll(b, body)
 	method := methodZstd
-	if id%4 == partNums && id >= 4 {
+	if id >= 1<<partBits && uvarintPart(id&(1<<partBits-1)) {
 		e.planes = toPlanes(e.planes[:0], b)
 		n1 := len(body)
 		body = z.EncodeAll(e.planes, body)
@@ -198,6 +286,8 @@ type Decoder struct {
 	seg    Segment
 	arena  []byte
 	planes []byte
+	tdata  []byte // the strings of roles stored as tokens
+	tlens  []byte
 	j      joiner
 	descs  []desc
 }
@@ -263,7 +353,65 @@ func (d *Decoder) Unpack(src []byte) (*Segment, error) {
 		}
 		d.seg.bufs[ds.id] = out
 	}
+	if err := d.untokenize(); err != nil {
+		return nil, err
+	}
 	return &d.seg, nil
+}
+
+// untokenize rebuilds the data and lens streams of the roles stored as
+// tokens (tokens.go) into d.tdata and d.tlens, sized first so that they
+// never move.
+func (d *Decoder) untokenize() error {
+	seg := &d.seg
+	total, nlens := uint64(0), 0
+	for r := 1; r < MaxRoles; r++ {
+		tl := seg.bufs[streamID(r, partTLens)]
+		if len(tl) == 0 {
+			if len(seg.bufs[streamID(r, partTmpl)])+len(seg.bufs[streamID(r, partTNums)])+len(seg.bufs[streamID(r, partTHex)]) > 0 {
+				return fmt.Errorf("%w: role %d: tokens without their lengths", ErrCorrupt, r)
+			}
+			continue
+		}
+		if len(seg.bufs[dataID(r)])+len(seg.bufs[lensID(r)]) > 0 {
+			return fmt.Errorf("%w: role %d: both strings and tokens", ErrCorrupt, r)
+		}
+		n, k := binary.Uvarint(tl)
+		if k <= 0 || n > uint64(maxRaw(seg.tlen)) {
+			return fmt.Errorf("%w: role %d: tokens of %d bytes", ErrCorrupt, r, n)
+		}
+		total += n
+		nlens += binary.MaxVarintLen64 * len(tl)
+	}
+	if total == 0 && nlens == 0 {
+		return nil
+	}
+	if total > uint64(maxRaw(seg.tlen)) {
+		return fmt.Errorf("%w: tokens of %d bytes for %d T bytes", ErrLimit, total, seg.tlen)
+	}
+	if cap(d.tdata) < int(total) {
+		d.tdata = make([]byte, 0, total)
+	}
+	if cap(d.tlens) < nlens {
+		d.tlens = make([]byte, 0, nlens)
+	}
+	data, lens := d.tdata[:0], d.tlens[:0]
+	for r := 1; r < MaxRoles; r++ {
+		t := tokens{seg.bufs[streamID(r, partTmpl)], seg.bufs[streamID(r, partTNums)], seg.bufs[streamID(r, partTHex)], seg.bufs[streamID(r, partTLens)]}
+		if len(t.lens) == 0 {
+			continue
+		}
+		d0, l0 := len(data), len(lens)
+		var err error
+		if data, lens, err = untokenize(data, lens, t, int(total)-d0); err != nil {
+			return fmt.Errorf("%w: role %d: tokens: %v", ErrCorrupt, r, err)
+		}
+		seg.bufs[dataID(r)], seg.bufs[lensID(r)] = data[d0:len(data):len(data)], lens[l0:len(lens):len(lens)]
+		for part := partTmpl; part <= partTLens; part++ {
+			seg.bufs[streamID(r, part)] = nil
+		}
+	}
+	return nil
 }
 
 var (

@@ -16,10 +16,6 @@ import (
 // a string of the role, in tape order, which of the stored strings it
 // takes: their indexes, uvarints, each string taken exactly once.
 
-const partOrder = 3
-
-func orderID(role int) int { return 4*role + partOrder }
-
 // When a role's strings are sorted: at least minSortItems of them in the
 // segment, of minSortAvg bytes on average (the order stream costs about
 // log2(items) bits a string, which smaller strings do not win back: on

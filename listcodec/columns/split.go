@@ -440,6 +440,7 @@ func (s *Splitter) f64(at int, p []byte) {
 		s.putUvarint(numsID(roleZScore), zigzag(v)<<1)
 	} else {
 		s.putUvarint(numsID(roleZScore), 1)
+		s.putUvarint(lensID(roleZScore), 8)
 		s.put(dataID(roleZScore), p)
 	}
 	s.done = at + 8

@@ -6,19 +6,27 @@ import (
 )
 
 // Streams. A segment's bytes are spread over streams, each named by an id:
-// id = 4·role + part. Role 0 is the control role: its part 0 is the tape
+// id = 8·role + part. Role 0 is the control role: its part 0 is the tape
 // (the ops Join runs), its part 1 the skeleton (bytes copied as they are).
-// Every other role has three parts: data (string bytes), lens (uvarint
-// lengths of those strings) and nums (uvarints of integers). Roles 1 to
-// firstDynamic−1 are fixed (below); the others are given out by a
+// Every other role has the parts nums (uvarints of integers), order
+// (sorted roles, sort.go), data (string bytes), lens (uvarint lengths of
+// those strings) and, in a compressed segment, the four parts of its
+// strings as tokens (tokens.go), which stand for data and lens. Roles 1
+// to firstDynamic−1 are fixed (below); the others are given out by a
 // Splitter as it meets hash fields and key prefixes (roles.go).
 const (
 	MaxRoles   = 256
-	NumStreams = 4 * MaxRoles // stream ids are below this
+	partBits   = 3
+	NumStreams = MaxRoles << partBits // stream ids are below this
 
-	partData = 0
-	partLens = 1
-	partNums = 2
+	partNums  = 0
+	partOrder = 1
+	partData  = 2
+	partLens  = 3
+	partTmpl  = 4 // tokens: the templates
+	partTNums = 5 // tokens: the numbers
+	partTHex  = 6 // tokens: the hex runs' bytes
+	partTLens = 7 // tokens: the strings' total length, then each template's length
 
 	idTape = 0
 	idSkel = 1
@@ -43,9 +51,20 @@ const (
 	firstDynamic   = 16
 )
 
-func dataID(role int) int { return 4*role + partData }
-func lensID(role int) int { return 4*role + partLens }
-func numsID(role int) int { return 4*role + partNums }
+func streamID(role, part int) int { return role<<partBits | part }
+func dataID(role int) int         { return streamID(role, partData) }
+func lensID(role int) int         { return streamID(role, partLens) }
+func numsID(role int) int         { return streamID(role, partNums) }
+func orderID(role int) int        { return streamID(role, partOrder) }
+
+// uvarintPart tells whether the streams of a part hold uvarints only.
+func uvarintPart(part int) bool {
+	switch part {
+	case partLens, partNums, partOrder, partTNums, partTLens:
+		return true
+	}
+	return false
+}
 
 // Limits a decoder checks before it allocates anything.
 const (
