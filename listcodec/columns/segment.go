@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"slices"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -215,8 +216,11 @@ func (e *Encoder) role(seg *Segment, r int) error {
 	if st.use {
 		e.body = append(e.body[:n0], e.body[n1:]...)
 		e.descs = append(e.descs[:d0], e.descs[d1:]...)
-	} else {
-		e.body, e.descs = e.body[:n1], e.descs[:d1]
+		return nil
+	}
+	e.body, e.descs = e.body[:n1], e.descs[:d1]
+	if cap(e.toks.tmpl) > 1<<20 { // a large role that lost: do not keep its scratch
+		e.toks = tokens{}
 	}
 	return nil
 }
@@ -259,6 +263,7 @@ func (e *Encoder) stream(body []byte, id int, b []byte) ([]byte, int, error) {
 	if err != nil {
 		return body, 0, err
 	}
+	body = slices.Grow(body, len(b)/2+4096) // most streams shrink to half or less
 	body = z.EncodeAll(b, body)
 	method := methodZstd
 	if id >= 1<<partBits && uvarintPart(id&(1<<partBits-1)) {

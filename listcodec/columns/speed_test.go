@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -59,13 +60,13 @@ func TestMeasureSpeed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		z3, tz3 := zstdCLI(t, runs, "-3", "-T2", "-c", path)
+		z3, tz3, cz3 := zstdCLI(t, runs, "-3", "-T2", "-c", path)
 		zc := filepath.Join(t.TempDir(), "z.zst")
 		if err := exec.Command("sh", "-c", "zstd -3 -T2 -q -c "+path+" > "+zc).Run(); err != nil {
 			t.Fatal(err)
 		}
-		_, tzd := zstdCLI(t, runs, "-d", "-c", zc)
-		t.Logf("%s: %d bytes; zstd -3 -T2 %d bytes %.2fs, zstd -d %.2fs", filepath.Base(path), fi.Size(), z3, tz3, tzd)
+		_, tzd, czd := zstdCLI(t, runs, "-d", "-c", zc)
+		t.Logf("%s: %d bytes; zstd -3 -T2 %d bytes %.2fs (CPU %.2fs), zstd -d %.2fs (CPU %.2fs)", filepath.Base(path), fi.Size(), z3, tz3, cz3, tzd, czd)
 		for _, l := range levels {
 			best := map[string]float64{}
 			var line string
@@ -88,8 +89,9 @@ func TestMeasureSpeed(t *testing.T) {
 					}
 				}
 			}
-			line = fmt.Sprintf("  %-8s %d MiB: %d bytes (%.3f× zstd -3); T encoding %.2fs; compress %.2fs (%.2f×), RSS %.0f MiB; decompress %.2fs (%.2f× zstd -d), RSS %.0f MiB",
-				l, atoi(seg), int64(best["size"]), best["size"]/float64(z3), best["tenc"], best["comp"], best["comp"]/tz3, best["crss"], best["dec"], best["dec"]/tzd, best["drss"])
+			line = fmt.Sprintf("  %-8s %d MiB: %d bytes (%.3f× zstd -3); T encoding %.2fs (CPU %.2fs); compress %.2fs (%.2f×), CPU %.2fs (%.2f×), RSS %.0f MiB; decompress %.2fs (%.2f× zstd -d), CPU %.2fs (%.2f×), RSS %.0f MiB",
+				l, atoi(seg), int64(best["size"]), best["size"]/float64(z3), best["tenc"], best["tcpu"], best["comp"], best["comp"]/tz3, best["ccpu"], best["ccpu"]/cz3, best["crss"],
+				best["dec"], best["dec"]/tzd, best["dcpu"], best["dcpu"]/czd, best["drss"])
 			t.Log(line)
 		}
 	}
@@ -120,9 +122,10 @@ func parseChild(t *testing.T, out []byte) map[string]float64 {
 }
 
 // zstdCLI runs zstd with args (output to a pipe counted) runs times and
-// returns the output size and the least wall time.
-func zstdCLI(t *testing.T, runs int, args ...string) (int64, float64) {
-	best := 1e9
+// returns the output size, the least wall time and the least CPU time
+// (user + system).
+func zstdCLI(t *testing.T, runs int, args ...string) (int64, float64, float64) {
+	best, bcpu := 1e9, 1e9
 	var n int64
 	for range runs {
 		cmd := exec.Command("zstd", append([]string{"-q"}, args...)...)
@@ -133,9 +136,18 @@ func zstdCLI(t *testing.T, runs int, args ...string) (int64, float64) {
 			t.Fatal(err)
 		}
 		best = min(best, time.Since(start).Seconds())
+		ps := cmd.ProcessState
+		bcpu = min(bcpu, (ps.UserTime() + ps.SystemTime()).Seconds())
 		n = c.n
 	}
-	return n, best
+	return n, best, bcpu
+}
+
+// cpuNow is this process's CPU time so far (user + system), in seconds.
+func cpuNow() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 type countW struct{ n int64 }
@@ -160,22 +172,30 @@ func speedChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
+	start, c0 := time.Now(), cpuNow()
 	if _, err := rdbio.EncodeT(discardSink{}, bufio.NewReaderSize(f, 1<<20), rdbio.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	tenc := time.Since(start)
+	tenc, tcpu := time.Since(start), cpuNow()-c0
 	f.Close()
 
-	start = time.Now()
+	if p := os.Getenv("RDBZ_MEASURE_CPUPROF"); p != "" {
+		pf, _ := os.Create(p)
+		pprof.StartCPUProfile(pf)
+	}
+	start, c0 = time.Now(), cpuNow()
 	size := compressFile(t, path, tmp, level, segSize)
-	comp := time.Since(start)
+	comp, ccpu := time.Since(start), cpuNow()-c0
+	if os.Getenv("RDBZ_MEASURE_CPUPROF") != "" {
+		pprof.StopCPUProfile()
+	}
 	crss := vmHWM()
 
-	start = time.Now()
+	start, c0 = time.Now(), cpuNow()
 	tlen := decompressFile(t, tmp)
-	dec := time.Since(start)
-	t.Logf("RESULT size=%d tenc=%.3f comp=%.3f crss=%.1f dec=%.3f drss=%.1f tlen=%d", size, tenc.Seconds(), comp.Seconds(), crss, dec.Seconds(), vmHWM(), tlen)
+	dec, dcpu := time.Since(start), cpuNow()-c0
+	t.Logf("RESULT size=%d tenc=%.3f tcpu=%.3f comp=%.3f ccpu=%.3f crss=%.1f dec=%.3f dcpu=%.3f drss=%.1f tlen=%d",
+		size, tenc.Seconds(), tcpu, comp.Seconds(), ccpu, crss, dec.Seconds(), dcpu, vmHWM(), tlen)
 }
 
 type discardSink struct{}
@@ -206,12 +226,14 @@ type segSink struct {
 	key     bool
 	raw     bool // the record goes on in pieces
 	free    chan *Segment
+	bufs    map[*Segment]*[]byte
 	work    chan job
 	order   chan job
 }
 
 type job struct {
 	seg *Segment
+	buf *[]byte // the compressed segment, recycled with seg
 	out chan []byte
 }
 
@@ -264,7 +286,11 @@ func (w *segSink) cut() {
 	if w.s.Len() == 0 {
 		return
 	}
-	j := job{seg: w.s.Finish(), out: make(chan []byte, 1)}
+	seg := w.s.Finish()
+	if w.bufs[seg] == nil {
+		w.bufs[seg] = new([]byte)
+	}
+	j := job{seg: seg, buf: w.bufs[seg], out: make(chan []byte, 1)}
 	w.order <- j
 	w.work <- j
 	w.s.Start(<-w.free)
@@ -282,7 +308,7 @@ func compressFile(t *testing.T, path, tmp string, level zstd.EncoderLevel, segSi
 	}
 	defer out.Close()
 	const workers = 2
-	w := &segSink{s: NewSplitter(), segSize: segSize, free: make(chan *Segment, workers+1), work: make(chan job, workers), order: make(chan job, workers)}
+	w := &segSink{s: NewSplitter(), segSize: segSize, free: make(chan *Segment, workers+1), work: make(chan job, workers), order: make(chan job, workers), bufs: map[*Segment]*[]byte{}}
 	for range workers {
 		w.free <- &Segment{}
 	}
@@ -297,10 +323,11 @@ func compressFile(t *testing.T, path, tmp string, level zstd.EncoderLevel, segSi
 			}
 			defer enc.Close()
 			for j := range w.work {
-				b, err := enc.Encode(nil, j.seg)
+				b, err := enc.Encode((*j.buf)[:0], j.seg)
 				if err != nil {
 					panic(err)
 				}
+				*j.buf = b
 				j.out <- b
 			}
 		}()
@@ -320,10 +347,10 @@ func compressFile(t *testing.T, path, tmp string, level zstd.EncoderLevel, segSi
 				pprof.Lookup("heap").WriteTo(hf, 0)
 				hf.Close()
 			}
-			w.free <- j.seg
 			bw.Write(hdr[:binary.PutUvarint(hdr[:], uint64(len(b)))])
 			bw.Write(b)
 			total += int64(len(b))
+			w.free <- j.seg
 		}
 		bw.Flush()
 	}()
@@ -366,6 +393,10 @@ func decompressFile(t *testing.T, tmp string) int64 {
 	}
 	work := make(chan djob, workers)
 	order := make(chan djob, workers)
+	pool := make(chan []byte, 2*workers+1)
+	for range cap(pool) {
+		pool <- nil
+	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -382,6 +413,7 @@ func decompressFile(t *testing.T, tmp string) int64 {
 					panic(err)
 				}
 				j.done <- len(out)
+				pool <- j.src
 			}
 		}()
 	}
@@ -401,7 +433,11 @@ func decompressFile(t *testing.T, tmp string) int64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src := make([]byte, n)
+		src := <-pool
+		if cap(src) < int(n) {
+			src = make([]byte, n)
+		}
+		src = src[:n]
 		if _, err := io.ReadFull(br, src); err != nil {
 			t.Fatal(err)
 		}

@@ -186,22 +186,35 @@ func (s *Splitter) touch(id int) {
 
 func (s *Splitter) put(id int, p []byte) {
 	s.touch(id)
-	s.seg.bufs[id] = append(s.seg.bufs[id], p...)
+	s.seg.bufs[id] = append(room(s.seg.bufs[id], len(p)), p...)
 	s.total += len(p)
 }
 
 func (s *Splitter) putUvarint(id int, v uint64) {
 	s.touch(id)
-	b := s.seg.bufs[id]
+	b := room(s.seg.bufs[id], binary.MaxVarintLen64)
 	n := len(b)
 	s.seg.bufs[id] = binary.AppendUvarint(b, v)
 	s.total += len(s.seg.bufs[id]) - n
 }
 
 func (s *Splitter) skel(p []byte) {
-	s.seg.bufs[idSkel] = append(s.seg.bufs[idSkel], p...)
+	s.seg.bufs[idSkel] = append(room(s.seg.bufs[idSkel], len(p)), p...)
 	s.pend += len(p)
 	s.total += len(p)
+}
+
+// room makes room for n more bytes in b, doubling its capacity when it
+// must grow (append grows large slices by a quarter at a time: copying a
+// stream some ten times over as it fills a segment).
+func room(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	c := max(2*cap(b), len(b)+n, 4096)
+	nb := make([]byte, len(b), c)
+	copy(nb, b)
+	return nb
 }
 
 func (s *Splitter) flushSkel() {
@@ -212,7 +225,7 @@ func (s *Splitter) flushSkel() {
 }
 
 func (s *Splitter) tape(code byte, arg uint64) {
-	t := s.seg.bufs[idTape]
+	t := room(s.seg.bufs[idTape], 1+binary.MaxVarintLen64)
 	n := len(t)
 	t = append(t, code)
 	s.seg.bufs[idTape] = binary.AppendUvarint(t, arg)

@@ -3,6 +3,7 @@ package columns
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 )
 
 // Tokens: a role's strings as templates and runs (parts 4–7). In strings
@@ -65,83 +66,92 @@ func (t *tokens) tokenize(data, lens []byte) bool {
 		return false
 	}
 	t.lens = binary.AppendUvarint(t.lens, uint64(len(data)))
+	t.tmpl = slices.Grow(t.tmpl, len(data)+len(data)/16)
 	var prev [slots]int64
 	for p := 0; p < len(lens); {
 		n, k := binary.Uvarint(lens[p:])
 		p += k
-		s := data[:n]
-		data = data[n:]
 		start := len(t.tmpl)
-		slot := 0
-		for i := 0; i < len(s); {
-			j := i
-			for j < len(s) && isAlnum(s[j]) {
-				j++
-			}
-			if j == i {
-				if c := s[i]; c >= markNum && c <= markEsc {
-					t.tmpl = append(t.tmpl, markEsc)
-				}
-				t.tmpl = append(t.tmpl, s[i])
-				i++
-				continue
-			}
-			run := s[i:j]
-			if v, ok := number(run); ok {
-				sl := min(slot, slots-1)
-				t.nums = binary.AppendUvarint(t.nums, zigzag(v-prev[sl]))
-				prev[sl] = v
-				slot++
-				t.tmpl = append(t.tmpl, markNum)
-			} else if isHexRun(run) {
-				t.tmpl = append(t.tmpl, markHex, byte(len(run)/2))
-				t.hex = appendUnhex(t.hex, run)
-			} else {
-				t.tmpl = append(t.tmpl, run...)
-			}
-			i = j
-		}
+		t.tokenizeOne(data[:n], &prev)
+		data = data[n:]
 		t.lens = binary.AppendUvarint(t.lens, uint64(len(t.tmpl)-start))
 	}
 	return true
 }
 
-func isAlnum(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-}
-
-// number reads a run as a number: 1 to 18 digits, no leading zero.
-func number(r []byte) (int64, bool) {
-	if len(r) > maxDigits || r[0] == '0' && len(r) > 1 {
-		return 0, false
-	}
-	v := int64(0)
-	for _, c := range r {
-		if c < '0' || c > '9' {
-			return 0, false
+// tokenizeOne appends the tokens of one string.
+func (t *tokens) tokenizeOne(s []byte, prev *[slots]int64) {
+	slot := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if class[c] == clOther {
+			j := i + 1
+			for j < len(s) && class[s[j]] == clOther {
+				j++
+			}
+			t.tmpl = append(t.tmpl, s[i:j]...)
+			i = j
+			continue
 		}
-		v = v*10 + int64(c-'0')
-	}
-	return v, true
-}
-
-func isHexRun(r []byte) bool {
-	if len(r) < 2*minHex || len(r) > 2*maxHex || len(r)%2 != 0 {
-		return false
-	}
-	letter, digit := false, false
-	for _, c := range r {
+		if class[c] == clMark {
+			t.tmpl = append(t.tmpl, markEsc, c)
+			i++
+			continue
+		}
+		// An alphanumeric run, classified as it is scanned.
+		var seen uint8
+		j := i
+		for j < len(s) && class[s[j]] >= clDigit {
+			seen |= class[s[j]]
+			j++
+		}
+		run := s[i:j]
+		i = j
 		switch {
-		case c >= '0' && c <= '9':
-			digit = true
-		case c >= 'a' && c <= 'f':
-			letter = true
+		case seen == clDigit && len(run) <= maxDigits && (run[0] != '0' || len(run) == 1):
+			v := int64(0)
+			for _, d := range run {
+				v = v*10 + int64(d-'0')
+			}
+			sl := min(slot, slots-1)
+			t.nums = binary.AppendUvarint(t.nums, zigzag(v-prev[sl]))
+			prev[sl] = v
+			slot++
+			t.tmpl = append(t.tmpl, markNum)
+		case seen == clDigit|clHex && len(run)%2 == 0 && len(run) >= 2*minHex && len(run) <= 2*maxHex:
+			t.tmpl = append(t.tmpl, markHex, byte(len(run)/2))
+			t.hex = appendUnhex(t.hex, run)
 		default:
-			return false
+			t.tmpl = append(t.tmpl, run...)
 		}
 	}
-	return letter && digit
 }
+
+// Byte classes for tokenizing: flags of the alphanumerics (a run's
+// classes or-ed tell a number, clDigit, from a hex run, clDigit|clHex).
+const (
+	clOther = 0 // not a letter or digit, not a marker
+	clMark  = 1 // 0x01..0x03: escaped in a template
+	clDigit = 2 // 0-9
+	clHex   = 4 // a-f
+	clAlpha = 8 // the other letters
+)
+
+var class = func() (a [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c >= markNum && c <= markEsc:
+			a[c] = clMark
+		case c >= '0' && c <= '9':
+			a[c] = clDigit
+		case c >= 'a' && c <= 'f':
+			a[c] = clHex
+		case c >= 'g' && c <= 'z' || c >= 'A' && c <= 'Z':
+			a[c] = clAlpha
+		}
+	}
+	return a
+}()
 
 func unhex(c byte) byte {
 	if c <= '9' {

@@ -59,7 +59,7 @@ func TestTokensRoundTrip(t *testing.T) {
 }
 
 func TestTokenize(t *testing.T) {
-	strs := []string{"", "abc", "0", "007", "12345678901234567890", "x1y", "a-1-b", "\x01\x02\x03\x04",
+	strs := []string{"", "abc", "0", "007", "12345678901234567890", "x1y", "a-1-b", "\x00\x01\x02\x03\x04\x00",
 		"deadbeef00", "DEADBEEF00", "deadbeef", "0123456789abcdef", strings.Repeat("ab12", 70), "id=42,43;44 45.46",
 		`{"t":1773974271156,"id":"e05ea4a4-f20d-40d6-94ad-f3c6eb2a276e"}`}
 	var data, lens []byte
