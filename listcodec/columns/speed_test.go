@@ -191,9 +191,16 @@ func speedChild(t *testing.T) {
 	}
 	crss := vmHWM()
 
+	if p := os.Getenv("RDBZ_MEASURE_DCPUPROF"); p != "" {
+		pf, _ := os.Create(p)
+		pprof.StartCPUProfile(pf)
+	}
 	start, c0 = time.Now(), cpuNow()
 	tlen := decompressFile(t, tmp)
 	dec, dcpu := time.Since(start), cpuNow()-c0
+	if os.Getenv("RDBZ_MEASURE_DCPUPROF") != "" {
+		pprof.StopCPUProfile()
+	}
 	t.Logf("RESULT size=%d tenc=%.3f tcpu=%.3f comp=%.3f ccpu=%.3f crss=%.1f dec=%.3f dcpu=%.3f drss=%.1f tlen=%d",
 		size, tenc.Seconds(), tcpu, comp.Seconds(), ccpu, crss, dec.Seconds(), dcpu, vmHWM(), tlen)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"slices"
+	"strconv"
 )
 
 // Tokens: a role's strings as templates and runs (parts 4–7). In strings
@@ -214,6 +215,7 @@ func untokenize(data, lens []byte, t tokens, limit int) ([]byte, []byte, error) 
 type tokReader struct {
 	t              tokens
 	tp, np, hp, lp int
+	digits         [20]byte
 }
 
 func (r *tokReader) uvarint(p *int, b []byte) (uint64, error) {
@@ -228,59 +230,77 @@ func (r *tokReader) uvarint(p *int, b []byte) (uint64, error) {
 // expand writes one template's string, never past end.
 func (r *tokReader) expand(data, tmpl []byte, end int, prev *[slots]int64) ([]byte, error) {
 	slot := 0
-	for i := 0; i < len(tmpl); i++ {
-		c := tmpl[i]
-		switch c {
+	for i := 0; i < len(tmpl); {
+		// The literal bytes up to the next marker, in one copy.
+		k := i
+		for k < len(tmpl) && tmpl[k]-markNum > markEsc-markNum {
+			k++
+		}
+		if k > i {
+			if len(data)+k-i > end {
+				return data, errTokens
+			}
+			data = append(data, tmpl[i:k]...)
+			if i = k; i == len(tmpl) {
+				break
+			}
+		}
+		var err error
+		switch tmpl[i] {
 		case markNum:
-			u, err := r.uvarint(&r.np, r.t.nums)
-			if err != nil {
-				return data, err
-			}
-			sl := min(slot, slots-1)
-			v := prev[sl] + unzigzag(u)
-			if v < 0 || v >= 1e18 {
-				return data, errTokNumber
-			}
-			prev[sl] = v
-			slot++
-			var d [maxDigits]byte
-			k := len(d)
-			for {
-				k--
-				d[k] = byte('0' + v%10)
-				if v /= 10; v == 0 {
-					break
-				}
-			}
-			if len(data)+len(d)-k > end {
-				return data, errTokens
-			}
-			data = append(data, d[k:]...)
+			data, err = r.number(data, end, prev, &slot)
+			i++
 		case markHex:
-			if i+1 >= len(tmpl) || tmpl[i+1] < minHex || tmpl[i+1] > maxHex {
+			data, err = r.hexRun(data, tmpl[i+1:], end)
+			i += 2
+		default: // markEsc
+			if i+1 >= len(tmpl) || tmpl[i+1]-markNum > markEsc-markNum {
 				return data, errTokMark
 			}
-			k := int(tmpl[i+1])
-			i++
-			if k > len(r.t.hex)-r.hp || len(data)+2*k > end {
-				return data, errTokens
-			}
-			for _, b := range r.t.hex[r.hp : r.hp+k] {
-				data = append(data, hexDigits[b>>4], hexDigits[b&15])
-			}
-			r.hp += k
-		case markEsc:
-			if i+1 >= len(tmpl) || tmpl[i+1] < markNum || tmpl[i+1] > markEsc {
-				return data, errTokMark
-			}
-			i++
-			fallthrough
-		default:
 			if len(data) >= end {
 				return data, errTokens
 			}
-			data = append(data, tmpl[i])
+			data = append(data, tmpl[i+1])
+			i += 2
+		}
+		if err != nil {
+			return data, err
 		}
 	}
+	return data, nil
+}
+
+// number writes the next number of the template's string.
+func (r *tokReader) number(data []byte, end int, prev *[slots]int64, slot *int) ([]byte, error) {
+	u, err := r.uvarint(&r.np, r.t.nums)
+	if err != nil {
+		return data, err
+	}
+	sl := min(*slot, slots-1)
+	v := prev[sl] + unzigzag(u)
+	if v < 0 || v >= 1e18 {
+		return data, errTokNumber
+	}
+	prev[sl] = v
+	*slot++
+	if len(data)+maxDigits > end && len(data)+len(strconv.AppendInt(r.digits[:0], v, 10)) > end {
+		return data, errTokens
+	}
+	return strconv.AppendInt(data, v, 10), nil
+}
+
+// hexRun writes a hex run; rest is the template after its marker.
+func (r *tokReader) hexRun(data, rest []byte, end int) ([]byte, error) {
+	if len(rest) == 0 || rest[0] < minHex || rest[0] > maxHex {
+		return data, errTokMark
+	}
+	k := int(rest[0])
+	if k > len(r.t.hex)-r.hp || len(data)+2*k > end {
+		return data, errTokens
+	}
+	for _, b := range r.t.hex[r.hp : r.hp+k] {
+		data = append(data, hexDigits[b>>4], hexDigits[b&15])
+	}
+	r.hp += k
 	return data, nil
 }
