@@ -1,0 +1,75 @@
+package columns
+
+import (
+	"os"
+	"testing"
+)
+
+// benchT is the T of RDBZ_BENCH_FILE (default: the corpus's
+// app-cache-nocompress.rdb), read once.
+var benchT *tfile
+
+func benchFile(b *testing.B) *tfile {
+	if benchT != nil {
+		return benchT
+	}
+	path := os.Getenv("RDBZ_BENCH_FILE")
+	if path == "" {
+		path = "../../../shared/corpus/generated/app-cache-nocompress.rdb"
+	}
+	if _, err := os.Stat(path); err != nil {
+		b.Skipf("no bench file (%v): set RDBZ_BENCH_FILE", err)
+	}
+	benchT = readT(b, path)
+	return benchT
+}
+
+// BenchmarkSplit: the Splitter over the file's T in 8 MiB segments, its
+// Segment recycled (as a pipeline does).
+func BenchmarkSplit(b *testing.B) {
+	tf := benchFile(b)
+	s := NewSplitter()
+	seg := &Segment{}
+	b.SetBytes(int64(len(tf.t)))
+	b.ResetTimer()
+	for range b.N {
+		s.Start(seg)
+		for i, r := range tf.recs {
+			if s.Len() > 0 && s.Len()+len(tf.record(i)) > DefaultSegmentSize {
+				s.Finish()
+				s.Start(seg)
+			}
+			s.Record(tf.record(i), r.key)
+		}
+		s.Finish()
+	}
+}
+
+// BenchmarkJoin: Join of the file's segments.
+func BenchmarkJoin(b *testing.B) {
+	tf := benchFile(b)
+	var segs []*Segment
+	s := NewSplitter()
+	seg := &Segment{}
+	s.Start(seg)
+	for i, r := range tf.recs {
+		if s.Len() > 0 && s.Len()+len(tf.record(i)) > DefaultSegmentSize {
+			segs = append(segs, s.Finish())
+			seg = &Segment{}
+			s.Start(seg)
+		}
+		s.Record(tf.record(i), r.key)
+	}
+	segs = append(segs, s.Finish())
+	b.SetBytes(int64(len(tf.t)))
+	b.ResetTimer()
+	var out []byte
+	var err error
+	for range b.N {
+		for _, seg := range segs {
+			if out, err = Join(out, seg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -1,0 +1,592 @@
+package columns
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"slices"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// The compressed segment (doc.go gives the layout).
+const (
+	segVersion = 1
+
+	methodStored = 0 // the stream's bytes as they are
+	methodZstd   = 1 // one zstd frame, no dictionary
+	methodDict   = 2 // one zstd frame with the dictionary of the stream's id (none is defined yet)
+	methodPlanes = 3 // one zstd frame of the planes of the stream's uvarints (planes.go)
+	lastMethod   = methodPlanes
+
+	// minCompress: streams shorter than this are stored.
+	minCompress = 32
+)
+
+// Options configure an Encoder.
+type Options struct {
+	// Level is the zstd level of the streams (zstd.SpeedDefault when 0).
+	Level zstd.EncoderLevel
+	// SegmentSize is the largest segment the Encoder is given, in T bytes
+	// (DefaultSegmentSize when 0).
+	SegmentSize int
+	// Window is the zstd window, a power of two (DefaultWindow when 0, or
+	// the power of two at or above SegmentSize if that is smaller): a
+	// stream's matches reach this far back, and an encoder holds up to
+	// this much of the stream it compresses.
+	Window int
+}
+
+// Defaults of Options (MEASURED.md): 4 MiB segments keep two segments in
+// flight and one filling within about 35 MiB, where 8 MiB segments need
+// about 60 (for 0.5–2.5% less output); a stream's matches rarely reach
+// past 2 MiB (8 MiB windows gave 0.1% less than 2 MiB ones on godev-raw,
+// nothing on app-cache), and an encoder holds its window.
+const (
+	DefaultSegmentSize = 4 << 20
+	DefaultWindow      = 2 << 20
+)
+
+func (o Options) withDefaults() Options {
+	if o.Level == 0 {
+		o.Level = zstd.SpeedDefault
+	}
+	if o.SegmentSize == 0 {
+		o.SegmentSize = DefaultSegmentSize
+	}
+	if o.Window == 0 {
+		o.Window = min(DefaultWindow, windowSize(o.SegmentSize))
+	}
+	return o
+}
+
+// Encoder compresses split segments. It keeps its zstd encoders and
+// buffers from one segment to the next; it is not safe for concurrent
+// use (a pipeline gives each worker its own).
+type Encoder struct {
+	opt    Options
+	encs   map[zstd.EncoderLevel]*zstd.Encoder
+	head   []byte
+	body   []byte
+	planes []byte
+	descs  []desc
+	toks   tokens
+	tok    [MaxRoles]tokState
+}
+
+// tokState is what an Encoder learnt of a role's strings as tokens: which
+// representation won the last trial, and for how many more segments it
+// stands.
+type tokState struct {
+	use  bool
+	left int
+}
+
+// NewEncoder returns an Encoder.
+func NewEncoder(opt Options) (*Encoder, error) {
+	opt = opt.withDefaults()
+	if opt.SegmentSize < 1 || opt.SegmentSize > MaxSegment {
+		return nil, fmt.Errorf("columns: segment size %d outside 1..%d", opt.SegmentSize, MaxSegment)
+	}
+	if opt.Window < zstd.MinWindowSize || opt.Window > MaxSegment || opt.Window&(opt.Window-1) != 0 {
+		return nil, fmt.Errorf("columns: window %d: not a power of two in %d..%d", opt.Window, zstd.MinWindowSize, MaxSegment)
+	}
+	return &Encoder{opt: opt, encs: map[zstd.EncoderLevel]*zstd.Encoder{}}, nil
+}
+
+// Close releases the zstd encoders.
+func (e *Encoder) Close() {
+	for _, z := range e.encs {
+		z.Close()
+	}
+	e.encs = nil
+}
+
+func (e *Encoder) encoder(l zstd.EncoderLevel) (*zstd.Encoder, error) {
+	if z := e.encs[l]; z != nil {
+		return z, nil
+	}
+	z, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(l), zstd.WithEncoderConcurrency(1),
+		zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true), zstd.WithAllLitEntropyCompression(true),
+		zstd.WithWindowSize(e.opt.Window), zstd.WithSingleSegment(true))
+	if err != nil {
+		return nil, fmt.Errorf("columns: zstd encoder: %w", err)
+	}
+	e.encs[l] = z
+	return z, nil
+}
+
+// windowSize is the power of two at or above n, at least zstd's minimum.
+func windowSize(n int) int {
+	w := zstd.MinWindowSize
+	for w < n && w < zstd.MaxWindowSize {
+		w <<= 1
+	}
+	return w
+}
+
+// levelFor is the level stream id is compressed at.
+func (e *Encoder) levelFor(id int) zstd.EncoderLevel {
+	return e.opt.Level
+}
+
+// Encode appends the compressed form of seg to dst and returns it.
+func (e *Encoder) Encode(dst []byte, seg *Segment) ([]byte, error) {
+	if seg.tlen < 1 || seg.tlen > e.opt.SegmentSize {
+		return dst, fmt.Errorf("columns: segment of %d T bytes outside 1..%d", seg.tlen, e.opt.SegmentSize)
+	}
+	e.descs, e.body = e.descs[:0], e.body[:0]
+	for r := range MaxRoles {
+		if err := e.role(seg, r); err != nil {
+			return dst, err
+		}
+	}
+	h := append(e.head[:0], segVersion)
+	h = binary.AppendUvarint(h, uint64(seg.tlen))
+	h = binary.LittleEndian.AppendUint32(h, seg.sum)
+	h = binary.AppendUvarint(h, uint64(len(e.descs)))
+	prev := -1
+	for _, d := range e.descs {
+		h = binary.AppendUvarint(h, uint64(d.id-prev-1))
+		h = append(h, byte(d.method))
+		h = binary.AppendUvarint(h, uint64(d.raw))
+		if d.method != methodStored {
+			h = binary.AppendUvarint(h, uint64(d.size))
+		}
+		prev = d.id
+	}
+	h = binary.LittleEndian.AppendUint32(h, crc32.Checksum(h, castagnoli))
+	e.head = h
+	dst = append(dst, h...)
+	return append(dst, e.body...), nil
+}
+
+// Tokens (tokens.go) are tried on a role's strings of at least minTokens
+// bytes, in one segment of every retryTokens (the first included); the
+// segments between take the representation that won.
+const (
+	minTokens   = 4 << 10
+	retryTokens = 8
+)
+
+// role compresses role r's streams into e.body and e.descs, in id order:
+// nums and order, then its strings as they are or as tokens, whichever
+// was smaller at the last trial.
+func (e *Encoder) role(seg *Segment, r int) error {
+	if err := e.parts(seg, r, partNums, partOrder); err != nil {
+		return err
+	}
+	data, lens := seg.bufs[dataID(r)], seg.bufs[lensID(r)]
+	st := &e.tok[r]
+	if r == 0 || len(data) < minTokens || len(lens) == 0 {
+		return e.parts(seg, r, partData, partLens)
+	}
+	try := st.left == 0
+	st.left = max(st.left-1, 0)
+	if !try && !st.use {
+		return e.parts(seg, r, partData, partLens)
+	}
+	n0, d0 := len(e.body), len(e.descs)
+	if try {
+		if err := e.parts(seg, r, partData, partLens); err != nil {
+			return err
+		}
+	}
+	n1, d1 := len(e.body), len(e.descs)
+	e.toks.reset()
+	if !e.toks.tokenize(data, lens) {
+		st.use, st.left = false, retryTokens-1
+		if !try {
+			return e.parts(seg, r, partData, partLens)
+		}
+		return nil
+	}
+	for part, b := range [...][]byte{partTmpl: e.toks.tmpl, partTNums: e.toks.nums, partTHex: e.toks.hex, partTLens: e.toks.lens} {
+		if part >= partTmpl {
+			if err := e.put(streamID(r, part), b); err != nil {
+				return err
+			}
+		}
+	}
+	if !try {
+		return nil
+	}
+	st.use, st.left = len(e.body)-n1 < n1-n0, retryTokens-1
+	if st.use {
+		e.body = append(e.body[:n0], e.body[n1:]...)
+		e.descs = append(e.descs[:d0], e.descs[d1:]...)
+		return nil
+	}
+	e.body, e.descs = e.body[:n1], e.descs[:d1]
+	if cap(e.toks.tmpl) > 1<<20 { // a large role that lost: do not keep its scratch
+		e.toks = tokens{}
+	}
+	return nil
+}
+
+// parts compresses the parts from..to of role r that hold bytes.
+func (e *Encoder) parts(seg *Segment, r, from, to int) error {
+	for part := from; part <= to; part++ {
+		if b := seg.bufs[streamID(r, part)]; len(b) > 0 {
+			if err := e.put(streamID(r, part), b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// put compresses stream id into e.body and notes its descriptor.
+func (e *Encoder) put(id int, b []byte) error {
+	if len(b) == 0 {
+		return nil
+	}
+	n0 := len(e.body)
+	var method int
+	var err error
+	if e.body, method, err = e.stream(e.body, id, b); err != nil {
+		return err
+	}
+	e.descs = append(e.descs, desc{id: id, method: method, raw: len(b), size: len(e.body) - n0})
+	return nil
+}
+
+// stream appends stream id's bytes b, compressed (or not) as it takes
+// fewest bytes, to body, and returns the method.
+func (e *Encoder) stream(body []byte, id int, b []byte) ([]byte, int, error) {
+	n0 := len(body)
+	if len(b) < minCompress {
+		return append(body, b...), methodStored, nil
+	}
+	z, err := e.encoder(e.levelFor(id))
+	if err != nil {
+		return body, 0, err
+	}
+	body = slices.Grow(body, len(b)/2+4096) // most streams shrink to half or less
+	body = z.EncodeAll(b, body)
+	method := methodZstd
+	if id >= 1<<partBits && uvarintPart(id&(1<<partBits-1)) {
+		e.planes = toPlanes(e.planes[:0], b)
+		n1 := len(body)
+		body = z.EncodeAll(e.planes, body)
+		if len(body)-n1 < n1-n0 {
+			body = append(body[:n0], body[n1:]...)
+			method = methodPlanes
+		} else {
+			body = body[:n1]
+		}
+	}
+	if len(body)-n0 >= len(b) {
+		return append(body[:n0], b...), methodStored, nil
+	}
+	return body, method, nil
+}
+
+// Decoder turns compressed segments back into T. It keeps its buffers from
+// one segment to the next; it is not safe for concurrent use.
+type Decoder struct {
+	dec    *zstd.Decoder
+	limit  int
+	seg    Segment
+	arena  []byte
+	planes []byte
+	tdata  []byte // the strings of roles stored as tokens
+	tlens  []byte
+	j      joiner
+	descs  []desc
+}
+
+type desc struct {
+	id, method int
+	raw, size  int
+}
+
+// NewDecoder returns a Decoder of segments of at most limit T bytes
+// (MaxSegment when 0): a segment that declares more is refused before
+// anything is allocated for it.
+func NewDecoder(limit int) (*Decoder, error) {
+	if limit <= 0 || limit > MaxSegment {
+		limit = MaxSegment
+	}
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.IgnoreChecksum(true), zstd.WithDecodeAllCapLimit(true),
+		zstd.WithDecoderMaxMemory(uint64(maxRaw(limit))), zstd.WithDecoderMaxWindow(uint64(windowSize(maxRaw(limit)))))
+	if err != nil {
+		return nil, fmt.Errorf("columns: zstd decoder: %w", err)
+	}
+	return &Decoder{dec: d, limit: limit}, nil
+}
+
+// Close releases the zstd decoder.
+func (d *Decoder) Close() { d.dec.Close() }
+
+// Decode turns the compressed segment src (all of it: nothing may follow)
+// into T, written to dst (grown when short) and returned. Errors wrap
+// ErrCorrupt, ErrLimit, ErrChecksum or ErrDict, and name what is wrong.
+func (d *Decoder) Decode(dst, src []byte) ([]byte, error) {
+	seg, err := d.Unpack(src)
+	if err != nil {
+		return dst[:0], err
+	}
+	return d.j.join(dst, seg)
+}
+
+// Unpack decompresses the streams of the compressed segment src into a
+// Segment (the Decoder's own, valid until its next use), for Join or for
+// a reader that wants some streams only (Segment.Stream).
+func (d *Decoder) Unpack(src []byte) (*Segment, error) {
+	d.seg.Reset()
+	p, err := d.header(src)
+	if err != nil {
+		return nil, err
+	}
+	total := 0
+	for _, ds := range d.descs {
+		total += ds.raw
+	}
+	if cap(d.arena) < total {
+		d.arena = make([]byte, total)
+	}
+	off := 0
+	for _, ds := range d.descs {
+		b := src[p : p+ds.size]
+		p += ds.size
+		out := d.arena[off : off : off+ds.raw]
+		off += ds.raw
+		if out, err = d.stream(out, b, ds); err != nil {
+			return nil, fmt.Errorf("%w: stream %d (%d bytes): %v", ErrCorrupt, ds.id, ds.raw, err)
+		}
+		d.seg.bufs[ds.id] = out
+	}
+	if err := d.untokenize(); err != nil {
+		return nil, err
+	}
+	return &d.seg, nil
+}
+
+// untokenize rebuilds the data and lens streams of the roles stored as
+// tokens (tokens.go) into d.tdata and d.tlens, sized first so that they
+// never move.
+func (d *Decoder) untokenize() error {
+	seg := &d.seg
+	total, nlens := uint64(0), 0
+	for r := 1; r < MaxRoles; r++ {
+		tl := seg.bufs[streamID(r, partTLens)]
+		if len(tl) == 0 {
+			if len(seg.bufs[streamID(r, partTmpl)])+len(seg.bufs[streamID(r, partTNums)])+len(seg.bufs[streamID(r, partTHex)]) > 0 {
+				return fmt.Errorf("%w: role %d: tokens without their lengths", ErrCorrupt, r)
+			}
+			continue
+		}
+		if len(seg.bufs[dataID(r)])+len(seg.bufs[lensID(r)]) > 0 {
+			return fmt.Errorf("%w: role %d: both strings and tokens", ErrCorrupt, r)
+		}
+		n, k := binary.Uvarint(tl)
+		if k <= 0 || n > uint64(maxRaw(seg.tlen)) {
+			return fmt.Errorf("%w: role %d: tokens of %d bytes", ErrCorrupt, r, n)
+		}
+		total += n
+		nlens += binary.MaxVarintLen64 * len(tl)
+	}
+	if total == 0 && nlens == 0 {
+		return nil
+	}
+	if total > uint64(maxRaw(seg.tlen)) {
+		return fmt.Errorf("%w: tokens of %d bytes for %d T bytes", ErrLimit, total, seg.tlen)
+	}
+	if cap(d.tdata) < int(total) {
+		d.tdata = make([]byte, 0, total)
+	}
+	if cap(d.tlens) < nlens {
+		d.tlens = make([]byte, 0, nlens)
+	}
+	data, lens := d.tdata[:0], d.tlens[:0]
+	for r := 1; r < MaxRoles; r++ {
+		t := tokens{seg.bufs[streamID(r, partTmpl)], seg.bufs[streamID(r, partTNums)], seg.bufs[streamID(r, partTHex)], seg.bufs[streamID(r, partTLens)]}
+		if len(t.lens) == 0 {
+			continue
+		}
+		d0, l0 := len(data), len(lens)
+		var err error
+		if data, lens, err = untokenize(data, lens, t, int(total)-d0); err != nil {
+			return fmt.Errorf("%w: role %d: tokens: %v", ErrCorrupt, r, err)
+		}
+		seg.bufs[dataID(r)], seg.bufs[lensID(r)] = data[d0:len(data):len(data)], lens[l0:len(lens):len(lens)]
+		for part := partTmpl; part <= partTLens; part++ {
+			seg.bufs[streamID(r, part)] = nil
+		}
+	}
+	return nil
+}
+
+var (
+	errFrameSize = errors.New("the zstd frame does not say it holds the stream's length")
+	errFrameDict = errors.New("the zstd frame names a dictionary")
+	errDecoded   = errors.New("the zstd frame decodes to another length")
+)
+
+// stream decompresses one stream into out (its capacity is its length).
+func (d *Decoder) stream(out, b []byte, ds desc) ([]byte, error) {
+	if ds.method == methodStored {
+		return append(out, b...), nil
+	}
+	var fh zstd.Header
+	if err := fh.Decode(b); err != nil {
+		return nil, err
+	}
+	if !fh.HasFCS {
+		return nil, errFrameSize
+	}
+	size := ds.raw
+	if ds.method == methodPlanes {
+		// The planes are the raw bytes after their count N ≤ raw.
+		if fh.FrameContentSize <= uint64(ds.raw) || fh.FrameContentSize > uint64(ds.raw+uvarintLen(uint64(ds.raw))) {
+			return nil, errFrameSize
+		}
+		size = int(fh.FrameContentSize)
+		if cap(d.planes) < size {
+			d.planes = make([]byte, size)
+		}
+	}
+	if fh.FrameContentSize != uint64(size) {
+		return nil, errFrameSize
+	}
+	if fh.DictionaryID != 0 {
+		return nil, errFrameDict
+	}
+	to := out
+	if ds.method == methodPlanes {
+		to = d.planes[:0:size]
+	}
+	got, err := d.dec.DecodeAll(b, to)
+	if err != nil {
+		return nil, err
+	}
+	if len(got) != size || &got[:1][0] != &to[:1][0] {
+		return nil, errDecoded
+	}
+	if ds.method == methodPlanes {
+		return fromPlanes(out, got, ds.raw)
+	}
+	return got, nil
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// header reads the segment's header into d.seg (T length and sum) and
+// d.descs, checking every bound, and returns the offset of the first
+// stream.
+func (d *Decoder) header(src []byte) (int, error) {
+	r := hdrReader{b: src}
+	if v := r.byte(); v != segVersion {
+		if r.err != nil {
+			return 0, r.fail("version")
+		}
+		return 0, fmt.Errorf("%w: version %d, this reader knows %d", ErrCorrupt, v, segVersion)
+	}
+	tlen := r.uvarint("T length")
+	if r.err == nil && (tlen == 0 || tlen > uint64(d.limit)) {
+		return 0, fmt.Errorf("%w: %d T bytes, the limit is 1..%d", ErrLimit, tlen, d.limit)
+	}
+	sum := r.u32("T checksum")
+	m := r.uvarint("stream count")
+	if r.err == nil && m > NumStreams {
+		return 0, fmt.Errorf("%w: %d streams, at most %d", ErrCorrupt, m, NumStreams)
+	}
+	d.descs = d.descs[:0]
+	id, total, stored := -1, uint64(0), uint64(0)
+	for i := uint64(0); i < m && r.err == nil; i++ {
+		id += int(min(r.uvarint("stream id"), NumStreams)) + 1
+		method := int(r.byte())
+		raw := r.uvarint("raw length")
+		size := raw
+		if method != methodStored {
+			size = r.uvarint("stored length")
+		}
+		switch {
+		case r.err != nil:
+		case id >= NumStreams:
+			return 0, fmt.Errorf("%w: stream %d: id over %d", ErrCorrupt, i, NumStreams-1)
+		case method > lastMethod:
+			return 0, fmt.Errorf("%w: stream %d: method %d", ErrCorrupt, id, method)
+		case method == methodDict:
+			return 0, fmt.Errorf("%w: stream %d uses a dictionary, none was given", ErrDict, id)
+		case raw == 0 || size == 0:
+			return 0, fmt.Errorf("%w: stream %d: empty", ErrCorrupt, id)
+		case raw > uint64(maxRaw(int(tlen)))+16 || size > uint64(len(src)):
+			return 0, fmt.Errorf("%w: stream %d: %d bytes (%d stored) for %d T bytes", ErrLimit, id, raw, size, tlen)
+		}
+		total += raw
+		stored += size
+		d.descs = append(d.descs, desc{id: id, method: method, raw: int(raw), size: int(size)})
+	}
+	end := r.p
+	crc := r.u32("header checksum")
+	if r.err != nil {
+		return 0, r.err
+	}
+	if got := crc32.Checksum(src[:end], castagnoli); got != crc {
+		return 0, fmt.Errorf("%w: header CRC-32C %08x, it says %08x", ErrChecksum, got, crc)
+	}
+	if total > uint64(maxRaw(int(tlen)))+16 {
+		return 0, fmt.Errorf("%w: streams of %d bytes for %d T bytes", ErrLimit, total, tlen)
+	}
+	if stored != uint64(len(src)-r.p) {
+		return 0, fmt.Errorf("%w: the streams take %d bytes, %d follow the header", ErrCorrupt, stored, len(src)-r.p)
+	}
+	d.seg.tlen, d.seg.sum = int(tlen), sum
+	return r.p, nil
+}
+
+// hdrReader reads a segment header; the first failure sticks.
+type hdrReader struct {
+	b   []byte
+	p   int
+	err error
+}
+
+func (r *hdrReader) fail(what string) error {
+	return fmt.Errorf("%w: the header ends in its %s (offset %d)", ErrCorrupt, what, r.p)
+}
+
+func (r *hdrReader) byte() byte {
+	if r.err != nil || r.p >= len(r.b) {
+		if r.err == nil {
+			r.err = r.fail("byte")
+		}
+		return 0
+	}
+	r.p++
+	return r.b[r.p-1]
+}
+
+func (r *hdrReader) uvarint(what string) uint64 {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b[r.p:])
+	if n <= 0 {
+		r.err = r.fail(what)
+		return 0
+	}
+	r.p += n
+	return v
+}
+
+func (r *hdrReader) u32(what string) uint32 {
+	if r.err != nil || len(r.b)-r.p < 4 {
+		if r.err == nil {
+			r.err = r.fail(what)
+		}
+		return 0
+	}
+	r.p += 4
+	return binary.LittleEndian.Uint32(r.b[r.p-4:])
+}

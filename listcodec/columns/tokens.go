@@ -1,0 +1,306 @@
+package columns
+
+import (
+	"encoding/binary"
+	"errors"
+	"slices"
+	"strconv"
+)
+
+// Tokens: a role's strings as templates and runs (parts 4–7). In strings
+// of records, logs and JSON, most bytes that zstd cannot match are
+// numbers and hex identifiers, cut off from each other by syntax that
+// repeats. An Encoder may store a role's strings (its data and lens
+// streams) as
+//
+//   - tmpl (part 4): each string with every number and hex run replaced
+//     by a marker: 0x01 for a number, 0x02 and k for a hex run of k bytes
+//     (4 ≤ k ≤ 127); a byte 0x01–0x03 of the string itself is written
+//     0x03 and the byte;
+//   - tnums (part 5): for each number, in order, the uvarint zigzag(v −
+//     p), p the number the string's same slot (the i-th number of a
+//     string, i ≥ 15 counted as 15) held last in the segment's role, 0 at
+//     first;
+//   - thex (part 6): the bytes of each hex run;
+//   - tlens (part 7): the uvarint total length of the strings, then each
+//     template's length, a uvarint.
+//
+// A number is a run of 1 to 18 decimal digits without a leading zero (but
+// "0"); a hex run one of 8 to 254 lowercase hex digits, even in number,
+// with a letter and a digit; each a whole run of ASCII letters and digits
+// (the bytes around it, if any, are not letters or digits). Rebuilding a
+// string writes each number in decimal and each hex run in lowercase hex.
+
+const (
+	markNum = 0x01
+	markHex = 0x02
+	markEsc = 0x03
+
+	maxDigits = 18
+	minHex    = 4 // bytes
+	maxHex    = 127
+	slots     = 16
+)
+
+// tokens is the four token streams of a role.
+type tokens struct {
+	tmpl, nums, hex, lens []byte
+}
+
+func (t *tokens) reset() {
+	t.tmpl, t.nums, t.hex, t.lens = t.tmpl[:0], t.nums[:0], t.hex[:0], t.lens[:0]
+}
+
+// tokenize appends the strings (data cut by the uvarint lengths lens) to
+// t; false, with t in no useful state, when lens do not cut data exactly.
+func (t *tokens) tokenize(data, lens []byte) bool {
+	sum := uint64(0)
+	for p := 0; p < len(lens); {
+		n, k := binary.Uvarint(lens[p:])
+		if k <= 0 {
+			return false
+		}
+		p += k
+		sum += n
+	}
+	if sum != uint64(len(data)) {
+		return false
+	}
+	t.lens = binary.AppendUvarint(t.lens, uint64(len(data)))
+	t.tmpl = slices.Grow(t.tmpl, len(data)+len(data)/16)
+	var prev [slots]int64
+	for p := 0; p < len(lens); {
+		n, k := binary.Uvarint(lens[p:])
+		p += k
+		start := len(t.tmpl)
+		t.tokenizeOne(data[:n], &prev)
+		data = data[n:]
+		t.lens = binary.AppendUvarint(t.lens, uint64(len(t.tmpl)-start))
+	}
+	return true
+}
+
+// tokenizeOne appends the tokens of one string.
+func (t *tokens) tokenizeOne(s []byte, prev *[slots]int64) {
+	slot := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if class[c] == clOther {
+			j := i + 1
+			for j < len(s) && class[s[j]] == clOther {
+				j++
+			}
+			t.tmpl = append(t.tmpl, s[i:j]...)
+			i = j
+			continue
+		}
+		if class[c] == clMark {
+			t.tmpl = append(t.tmpl, markEsc, c)
+			i++
+			continue
+		}
+		// An alphanumeric run, classified as it is scanned.
+		var seen uint8
+		j := i
+		for j < len(s) && class[s[j]] >= clDigit {
+			seen |= class[s[j]]
+			j++
+		}
+		run := s[i:j]
+		i = j
+		switch {
+		case seen == clDigit && len(run) <= maxDigits && (run[0] != '0' || len(run) == 1):
+			v := int64(0)
+			for _, d := range run {
+				v = v*10 + int64(d-'0')
+			}
+			sl := min(slot, slots-1)
+			t.nums = binary.AppendUvarint(t.nums, zigzag(v-prev[sl]))
+			prev[sl] = v
+			slot++
+			t.tmpl = append(t.tmpl, markNum)
+		case seen == clDigit|clHex && len(run)%2 == 0 && len(run) >= 2*minHex && len(run) <= 2*maxHex:
+			t.tmpl = append(t.tmpl, markHex, byte(len(run)/2))
+			t.hex = appendUnhex(t.hex, run)
+		default:
+			t.tmpl = append(t.tmpl, run...)
+		}
+	}
+}
+
+// Byte classes for tokenizing: flags of the alphanumerics (a run's
+// classes or-ed tell a number, clDigit, from a hex run, clDigit|clHex).
+const (
+	clOther = 0 // not a letter or digit, not a marker
+	clMark  = 1 // 0x01..0x03: escaped in a template
+	clDigit = 2 // 0-9
+	clHex   = 4 // a-f
+	clAlpha = 8 // the other letters
+)
+
+var class = func() (a [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c >= markNum && c <= markEsc:
+			a[c] = clMark
+		case c >= '0' && c <= '9':
+			a[c] = clDigit
+		case c >= 'a' && c <= 'f':
+			a[c] = clHex
+		case c >= 'g' && c <= 'z' || c >= 'A' && c <= 'Z':
+			a[c] = clAlpha
+		}
+	}
+	return a
+}()
+
+func unhex(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c - 'a' + 10
+}
+
+func appendUnhex(dst, run []byte) []byte {
+	for i := 0; i < len(run); i += 2 {
+		dst = append(dst, unhex(run[i])<<4|unhex(run[i+1]))
+	}
+	return dst
+}
+
+var (
+	errTokens    = errors.New("the token streams do not add up")
+	errTokNumber = errors.New("a token number out of range")
+	errTokMark   = errors.New("a template's marker cut short or out of range")
+)
+
+const hexDigits = "0123456789abcdef"
+
+// untokenize rebuilds the strings of token streams: their bytes appended
+// to data (at most limit of them) and their lengths, uvarints, to lens.
+// Every stream must be read to its end.
+func untokenize(data, lens []byte, t tokens, limit int) ([]byte, []byte, error) {
+	r := tokReader{t: t}
+	total, err := r.uvarint(&r.lp, t.lens)
+	if err != nil {
+		return data, lens, err
+	}
+	if total > uint64(limit) {
+		return data, lens, errTokens
+	}
+	end := len(data) + int(total)
+	var prev [slots]int64
+	for r.lp < len(t.lens) {
+		tl, err := r.uvarint(&r.lp, t.lens)
+		if err != nil {
+			return data, lens, err
+		}
+		if tl > uint64(len(t.tmpl)-r.tp) {
+			return data, lens, errTokens
+		}
+		tmpl := t.tmpl[r.tp : r.tp+int(tl)]
+		r.tp += int(tl)
+		start := len(data)
+		if data, err = r.expand(data, tmpl, end, &prev); err != nil {
+			return data, lens, err
+		}
+		lens = binary.AppendUvarint(lens, uint64(len(data)-start))
+	}
+	if len(data) != end || r.tp != len(t.tmpl) || r.np != len(t.nums) || r.hp != len(t.hex) {
+		return data, lens, errTokens
+	}
+	return data, lens, nil
+}
+
+type tokReader struct {
+	t              tokens
+	tp, np, hp, lp int
+	digits         [20]byte
+}
+
+func (r *tokReader) uvarint(p *int, b []byte) (uint64, error) {
+	v, n := binary.Uvarint(b[*p:])
+	if n <= 0 {
+		return 0, errTokens
+	}
+	*p += n
+	return v, nil
+}
+
+// expand writes one template's string, never past end.
+func (r *tokReader) expand(data, tmpl []byte, end int, prev *[slots]int64) ([]byte, error) {
+	slot := 0
+	for i := 0; i < len(tmpl); {
+		// The literal bytes up to the next marker, in one copy.
+		k := i
+		for k < len(tmpl) && tmpl[k]-markNum > markEsc-markNum {
+			k++
+		}
+		if k > i {
+			if len(data)+k-i > end {
+				return data, errTokens
+			}
+			data = append(data, tmpl[i:k]...)
+			if i = k; i == len(tmpl) {
+				break
+			}
+		}
+		var err error
+		switch tmpl[i] {
+		case markNum:
+			data, err = r.number(data, end, prev, &slot)
+			i++
+		case markHex:
+			data, err = r.hexRun(data, tmpl[i+1:], end)
+			i += 2
+		default: // markEsc
+			if i+1 >= len(tmpl) || tmpl[i+1]-markNum > markEsc-markNum {
+				return data, errTokMark
+			}
+			if len(data) >= end {
+				return data, errTokens
+			}
+			data = append(data, tmpl[i+1])
+			i += 2
+		}
+		if err != nil {
+			return data, err
+		}
+	}
+	return data, nil
+}
+
+// number writes the next number of the template's string.
+func (r *tokReader) number(data []byte, end int, prev *[slots]int64, slot *int) ([]byte, error) {
+	u, err := r.uvarint(&r.np, r.t.nums)
+	if err != nil {
+		return data, err
+	}
+	sl := min(*slot, slots-1)
+	v := prev[sl] + unzigzag(u)
+	if v < 0 || v >= 1e18 {
+		return data, errTokNumber
+	}
+	prev[sl] = v
+	*slot++
+	if len(data)+maxDigits > end && len(data)+len(strconv.AppendInt(r.digits[:0], v, 10)) > end {
+		return data, errTokens
+	}
+	return strconv.AppendInt(data, v, 10), nil
+}
+
+// hexRun writes a hex run; rest is the template after its marker.
+func (r *tokReader) hexRun(data, rest []byte, end int) ([]byte, error) {
+	if len(rest) == 0 || rest[0] < minHex || rest[0] > maxHex {
+		return data, errTokMark
+	}
+	k := int(rest[0])
+	if k > len(r.t.hex)-r.hp || len(data)+2*k > end {
+		return data, errTokens
+	}
+	for _, b := range r.t.hex[r.hp : r.hp+k] {
+		data = append(data, hexDigits[b>>4], hexDigits[b&15])
+	}
+	r.hp += k
+	return data, nil
+}
