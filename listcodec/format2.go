@@ -27,7 +27,10 @@ func compress2(ctx context.Context, dst io.Writer, src io.Reader, opt CompressOp
 	}
 	o := format2.Options{Level: opt.Level, Workers: opt.Workers, Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, Keep: opt.Keep,
 		SampleBytes: opt.Train.SampleBytes, TrainBytes: opt.Train.TrainBytes,
-		Phase: opt.Phase, BlockSize: opt.BlockSize}
+		Phase: opt.Phase, BlockSize: opt.BlockSize,
+		// Column segments (2.2) take no dictionary: one given is for
+		// format 2.1's zstd blocks.
+		Columns: opt.Dict == nil}
 	if opt.Train.Seed != nil {
 		o.Seed = *opt.Train.Seed
 	}

@@ -49,7 +49,7 @@ func compressCommand() *cli.Command {
 		Description: "Writes IN.rdbz (IN is kept unless --rm), or OUT with -o, or stdout with -c. With no IN, or IN -,\n" +
 			"reads stdin and writes stdout.",
 		Flags: append(append(flowFlags(), rmFlags()...),
-			&cli.StringFlag{Name: "dict", Usage: "zstd dictionary `FILE` (rdbz train or zstd --train); without it one is trained from IN"},
+			&cli.StringFlag{Name: "dict", Usage: "zstd dictionary `FILE` (rdbz train or zstd --train) for format 2.1's zstd blocks, or format 1's nodes (format 2.2's column segments take none)"},
 			&cli.BoolFlag{Name: "no-embed", Usage: "with --dict: store only its ID (AUX rdbz-dict-id), not the dictionary"},
 			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(d.Level), DefaultText: "format 2: 3 for a dump saved with rdbcompression yes, else 7; format 1: 1", Usage: "zstd level, or -N as zstd's: 1 fastest, 3 (2-5), 7 better (6-10), 11 best (11-22: slow; one worker and, in format 2, no dictionary, to stay within 64 MiB)", Action: inRange("level", 1, 22)},
 			&cli.Float64Flag{Name: "min-saving", Value: d.MinSaving, Usage: "share of a node's stored size compression must save", Action: inRange("min-saving", 0, 0.99)},
@@ -60,8 +60,8 @@ func compressCommand() *cli.Command {
 			&cli.Int64Flag{Name: "seed", Value: listcodec.DefaultSeed, Usage: "training seed"},
 			&cli.IntFlag{Name: "tries", Value: d.Train.Tries, Usage: "shuffle seeds tried in training (as rdbz train --tries)", Action: inRange("tries", 1, 100)},
 			&cli.BoolFlag{Name: "stream", Usage: "format 1: train from the first nodes even when IN is a file (format 2 always does)"},
-			&cli.IntFlag{Name: "format", Value: 2, Usage: "2: every record compressed in blocks; 1: list nodes only (for rdbz releases before format 2)", Action: inRange("format", 1, 2)},
-			&cli.IntFlag{Name: "block-size", Value: format2.DefaultBlockSize, Usage: "format 2: largest decoded block", Action: inRange("block-size", block.MinBlockSize, block.MaxBlockSize)},
+			&cli.IntFlag{Name: "format", Value: 2, Usage: "2: every record, by role in column segments (2.2; with --dict: zstd blocks, 2.1); 1: list nodes only (for rdbz releases before format 2)", Action: inRange("format", 1, 2)},
+			&cli.IntFlag{Name: "block-size", Value: format2.ColumnsBlockSize, DefaultText: fmt.Sprintf("%d; %d with --dict", format2.ColumnsBlockSize, format2.DefaultBlockSize), Usage: "format 2: the most bytes of records in one block", Action: inRange("block-size", block.MinBlockSize, block.MaxBlockSize)},
 		),
 		Action: runCompress,
 	}
@@ -82,7 +82,10 @@ func compressOptions(c *cli.Context) listcodec.CompressOptions {
 	t.DictSize, t.SampleBytes, t.TrainBytes = c.Int("dict-size"), c.Int64("sample-bytes"), c.Int64("train-bytes")
 	seed := c.Int64("seed")
 	t.Seed, t.Tries, t.Stream = &seed, c.Int("tries"), c.Bool("stream")
-	opt.Format2, opt.BlockSize = c.Int("format") == 2, c.Int("block-size")
+	opt.Format2 = c.Int("format") == 2
+	if c.IsSet("block-size") {
+		opt.BlockSize = c.Int("block-size") // else format 2's default for its blocks
+	}
 	if opt.Format2 && !c.IsSet("dict-size") {
 		t.DictSize = listcodec.DefaultDictSize // format 2 takes its own default
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/columns"
 )
 
 // File is a format-2 file opened for random access: its header and index
@@ -28,8 +29,9 @@ type File struct {
 	blocks   []BlockInfo
 	opt      ReaderOptions
 	dec      *zstd.Decoder
-	partBits uint      // 2.1: b, the index has 2^b sections
-	parts    *sections // 2.1: the sections, loaded as lookups need them; nil for 2.0
+	cdec     *columns.Decoder // 2.2: column segments' decoder, made at the first
+	partBits uint             // 2.1: b, the index has 2^b sections
+	parts    *sections        // 2.1: the sections, loaded as lookups need them; nil for 2.0
 }
 
 // sliceSource reads index entries from the loaded index.
@@ -300,6 +302,9 @@ func (f *File) DecodeBlock(i int, dst []byte) ([]byte, error) {
 	if err := f.readAt(frame, b.Offset, "block frame"); err != nil {
 		return dst[:0], err
 	}
+	if f.hdr.Columns {
+		return f.decodeSegment(i, frame, dst)
+	}
 	fi, err := parseFrameHeader(frame, b.Offset, &f.hdr)
 	if err != nil {
 		return dst[:0], err
@@ -339,6 +344,26 @@ func (f *File) DecodeBlock(i int, dst []byte) ([]byte, error) {
 	return out, nil
 }
 
+// decodeSegment is DecodeBlock of a column segment's frame.
+func (f *File) decodeSegment(i int, frame, dst []byte) ([]byte, error) {
+	b := f.blocks[i]
+	var fi frameInfo
+	if err := checkSegFrame(frame, b.Offset, &f.hdr, &fi); err != nil {
+		return dst[:0], err
+	}
+	if fi.contentSize != b.TSize {
+		return dst[:0], errAt(b.Offset, ErrFormat, "block %d: segment of %d bytes of T, the index says %d", i, fi.contentSize, b.TSize)
+	}
+	if f.cdec == nil {
+		cd, err := columns.NewDecoder(f.hdr.BlockSize)
+		if err != nil {
+			return dst[:0], err
+		}
+		f.cdec = cd
+	}
+	return decodeSegment(f.cdec, dst, frame, b.Offset, b.TSize)
+}
+
 // StreamFrom returns a Reader of T from block i's first byte (block i's
 // TOffset) to the end of the blocks, with the File's options: a record that
 // starts in block i and continues in the next ones reads on. The index is
@@ -359,5 +384,8 @@ func (f *File) StreamFrom(ctx context.Context, i int) (*Reader, error) {
 // Close releases the decoders.
 func (f *File) Close() error {
 	f.dec.Close()
+	if f.cdec != nil {
+		f.cdec.Close()
+	}
 	return nil
 }

@@ -11,10 +11,14 @@ import (
 const (
 	VersionMajor = 2 // the format's major version; a reader refuses others
 	VersionMinor = 1 // 2.1: the partitioned index (FORMAT.md §6.6)
+	// ColumnsMinor is the minor version of a file whose blocks are column
+	// segments (2.2, header flag bit 1).
+	ColumnsMinor = 2
 
 	headerMagic    = 0x184D2A50 // skippable frame holding the header and dictionary
 	indexMagic     = 0x184D2A5E // skippable frame holding the index and footer
 	zstdMagic      = 0xFD2FB528 // a zstd frame: one block
+	segMagic       = 0x184D2A51 // skippable frame holding one block as a column segment (2.2)
 	skippableMask  = 0xFFFFFFF0 // skippable frames: 0x184D2A50..0x184D2A5F
 	skippableBase  = 0x184D2A50 //
 	headerTag      = "RDBZ"     // first bytes of the header payload
@@ -23,6 +27,7 @@ const (
 	footerMagic    = "RZ2\xff"  // last 4 bytes of the file
 	headerFixed    = 20         // header payload before the dictionary
 	flagSource     = 1 << 0     // header flag: a source record follows the dictionary
+	flagColumns    = 1 << 1     // header flag: the blocks are column segments (2.2)
 	footerLen      = 16         // CRC-32C, index offset, magic
 	dictMagic      = 0xEC30A437 // a zstd dictionary
 	zstdBlockMax   = 128 << 10  // zstd's largest block content
@@ -95,6 +100,27 @@ type Header struct {
 	// Source is the header's source record (flag bit 0; nil for none): for
 	// rdbz, the VKCS envelope the input was in (rdbio/envelope's Record).
 	Source []byte
+	// Columns says the blocks are column segments (flag bit 1, format 2.2:
+	// listcodec/columns), each in a skippable frame, without a dictionary.
+	Columns bool
+}
+
+// maxFrame bounds the length of one block's frame: a zstd frame
+// (maxFrameLen), or a segment's skippable frame (maxSegFrame).
+func (h *Header) maxFrame() int {
+	if h.Columns {
+		return maxSegFrame(h.BlockSize)
+	}
+	return maxFrameLen(h.BlockSize)
+}
+
+// maxSegFrame bounds the frame of a column segment of at most blockSize
+// bytes of T: its streams' raw bytes (at most twice the T, and a little),
+// stored or in zstd frames hardly larger than what they hold, the
+// segment's header, the frame's 8 bytes. The Writer checks every frame
+// against it.
+func maxSegFrame(blockSize int) int {
+	return 8 + 3*blockSize + 64<<10
 }
 
 // appendHeader appends the header frame.
@@ -104,6 +130,9 @@ func appendHeader(dst []byte, h Header) []byte {
 	if h.Source != nil {
 		payload += 1 + len(h.Source)
 		flags |= flagSource
+	}
+	if h.Columns {
+		flags |= flagColumns
 	}
 	dst = binary.LittleEndian.AppendUint32(dst, headerMagic)
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(payload))
@@ -139,9 +168,10 @@ func parseHeaderFixed(b []byte) (Header, int, error) {
 	}
 	h.Minor = int(p[5])
 	flags := binary.LittleEndian.Uint16(p[6:])
-	if flags&^flagSource != 0 {
-		return h, 0, errAt(14, ErrVersion, "header: flags %#x (only bit 0, a source record, is defined)", flags)
+	if flags&^(flagSource|flagColumns) != 0 {
+		return h, 0, errAt(14, ErrVersion, "header: flags %#x (only bits 0, a source record, and 1, column segments, are defined)", flags)
 	}
+	h.Columns = flags&flagColumns != 0
 	bs := binary.LittleEndian.Uint32(p[8:])
 	if bs < MinBlockSize || bs > MaxBlockSize {
 		return h, 0, errAt(16, ErrLimit, "header: block size %d outside %d..%d", bs, MinBlockSize, MaxBlockSize)
@@ -154,6 +184,9 @@ func parseHeaderFixed(b []byte) (Header, int, error) {
 	}
 	if (h.DictID == 0) != (dl == 0) {
 		return h, 0, errAt(20, ErrDictionary, "header: dictionary ID %d with a dictionary of %d bytes", h.DictID, dl)
+	}
+	if h.Columns && dl != 0 {
+		return h, 0, errAt(20, ErrDictionary, "header: column segments with a dictionary of %d bytes (they take none)", dl)
 	}
 	want := headerFixed + uint64(dl) + 4
 	switch {

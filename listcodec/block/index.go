@@ -109,7 +109,7 @@ func readUvarint(s byteSource, what string, max uint64) (uint64, error) {
 // are filled by the caller.
 func readEntry(s byteSource, h *Header, prevInput int64, inline bool) (BlockInfo, error) {
 	var b BlockInfo
-	maxClen := uint64(maxFrameLen(h.BlockSize))
+	maxClen := uint64(h.maxFrame())
 	off := s.offset()
 	v, err := readUvarint(s, "frame length", maxClen)
 	if err != nil {

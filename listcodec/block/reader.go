@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/columns"
 )
 
 // ReaderOptions configure a Reader or a File. Zero fields take defaults.
@@ -206,11 +207,25 @@ func (r *Reader) Header() Header { return r.hdr }
 
 func (r *Reader) decoder() {
 	defer r.wg.Done()
+	var cd *columns.Decoder
+	if r.hdr.Columns {
+		var err error
+		if cd, err = columns.NewDecoder(r.hdr.BlockSize); err != nil {
+			r.cancel(err)
+			return
+		}
+		defer cd.Close()
+	}
 	for {
 		select {
 		case j, ok := <-r.work:
 			if !ok {
 				return
+			}
+			if cd != nil {
+				j.out, j.err = decodeSegment(cd, j.out, j.frame, j.off, j.fi.contentSize)
+				j.done <- struct{}{}
+				continue
 			}
 			// The decoder writes at most cap(dst) bytes
 			// (WithDecodeAllCapLimit): the frame's content size.
@@ -267,7 +282,7 @@ func (r *Reader) readLoop() {
 			return
 		}
 		switch m := binary.LittleEndian.Uint32(magic[:]); {
-		case m == zstdMagic:
+		case m == zstdMagic && !r.hdr.Columns, m == segMagic && r.hdr.Columns:
 		case m == indexMagic && r.end < 0:
 			if err := r.checkIndex(off, blocks, tLen, pairs); err != nil {
 				r.fail(err)
@@ -306,6 +321,9 @@ func (r *Reader) readLoop() {
 func (r *Reader) readFrame(j *rjob, off int64, magic []byte) error {
 	j.off, j.err = off, nil
 	j.frame = append(j.frame[:0], magic...)
+	if r.hdr.Columns {
+		return r.readSegFrame(j, off)
+	}
 	limit := maxFrameLen(r.hdr.BlockSize)
 	read := func(n int) ([]byte, error) {
 		start := len(j.frame)
@@ -345,6 +363,67 @@ func (r *Reader) readFrame(j *rjob, off int64, magic []byte) error {
 		return errAt(off, ErrFormat, "block: frame walk %d bytes, read %d", n, len(j.frame))
 	}
 	return nil
+}
+
+// readSegFrame reads a column segment's frame into j (its magic read):
+// its length, bounded before it is read, then the segment, whose T length
+// is the block's content size.
+func (r *Reader) readSegFrame(j *rjob, off int64) error {
+	var sz [4]byte
+	if _, err := io.ReadFull(r.src, sz[:]); err != nil {
+		return errAt(off+4, ErrTruncated, "segment frame size")
+	}
+	n := int64(binary.LittleEndian.Uint32(sz[:]))
+	if n < 2 || n+8 > int64(r.hdr.maxFrame()) {
+		return errAt(off+4, ErrLimit, "segment frame of %d bytes outside 2..%d", n, r.hdr.maxFrame()-8)
+	}
+	j.frame = append(slices.Grow(j.frame, int(n)+4), sz[:]...)
+	start := len(j.frame)
+	j.frame = j.frame[:start+int(n)]
+	if k, err := io.ReadFull(r.src, j.frame[start:]); err != nil {
+		return errAt(off+int64(start+k), ErrTruncated, "segment frame")
+	}
+	return checkSegFrame(j.frame, off, &r.hdr, &j.fi)
+}
+
+// checkSegFrame checks a whole segment frame (magic, length, the T
+// length its segment declares) and sets fi's content size to that.
+func checkSegFrame(frame []byte, off int64, h *Header, fi *frameInfo) error {
+	if len(frame) < 10 || binary.LittleEndian.Uint32(frame) != segMagic {
+		return errAt(off, ErrFormat, "block: not a column segment's frame")
+	}
+	if n := int(binary.LittleEndian.Uint32(frame[4:])); n != len(frame)-8 {
+		return errAt(off+4, ErrFormat, "segment frame says %d bytes, it has %d", n, len(frame)-8)
+	}
+	l, err := columns.TLen(frame[8:])
+	if err != nil {
+		return wrapAt(off+8, ErrFormat, err, "segment")
+	}
+	if l > h.BlockSize {
+		return errAt(off+9, ErrLimit, "segment of %d bytes of T, over the block size %d", l, h.BlockSize)
+	}
+	*fi = frameInfo{headerLen: 8, contentSize: l}
+	return nil
+}
+
+// decodeSegment decodes a segment frame into dst[:0], checking that it
+// gives size bytes (its checksums are the segment's own).
+func decodeSegment(cd *columns.Decoder, dst, frame []byte, off int64, size int) ([]byte, error) {
+	if cap(dst) < size {
+		dst = blockBuf(size)
+	}
+	out, err := cd.Decode(dst[:0], frame[8:])
+	if err != nil {
+		sentinel := ErrFormat
+		if errors.Is(err, columns.ErrChecksum) {
+			sentinel = ErrChecksum
+		}
+		return out, wrapAt(off+8, sentinel, err, "segment: decoding")
+	}
+	if len(out) != size {
+		return out, errAt(off, ErrFormat, "segment: decoded %d bytes, its header says %d", len(out), size)
+	}
+	return out, nil
 }
 
 // streamSource reads the entries of an index from the stream, summing
@@ -604,7 +683,7 @@ func (r *Reader) next() error {
 	if r.cur != nil {
 		j := r.cur
 		r.cur = nil
-		j.frame = shrink(j.frame, maxFrameLen(r.hdr.BlockSize))
+		j.frame = shrink(j.frame, r.hdr.maxFrame())
 		j.out = shrink(j.out, r.hdr.BlockSize)
 		r.free <- j // free has room for every job
 	}

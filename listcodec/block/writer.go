@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/columns"
 )
 
 // Defaults, chosen by the measurements in docs/compress.md ("Format 2
@@ -59,6 +60,11 @@ type Options struct {
 	// before it moves them to a temporary file, removed at once
 	// (DefaultSpillAt; held.go).
 	SpillAt int
+	// Columns writes each block as a column segment (listcodec/columns;
+	// format 2.2) at Level, without a dictionary: the Writer splits each
+	// block's records into streams on the caller's goroutine (the
+	// splitter learns the file as it goes), the workers compress them.
+	Columns bool
 }
 
 func (o Options) withDefaults() Options {
@@ -105,6 +111,8 @@ func (s Stats) Total() int64 { return s.HeaderBytes + s.FrameBytes + s.IndexByte
 // order by one more. A Writer is not safe for concurrent use.
 type Writer struct {
 	opt    Options
+	hdr    Header
+	split  *columns.Splitter // Options.Columns
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	enc    *zstd.Encoder
@@ -160,6 +168,14 @@ type wjob struct {
 	frame  []byte
 	err    error
 	done   chan struct{}
+
+	// Columns: where each record starts in data and whether it has a
+	// key; open: the last record goes on in the next block; seg: data
+	// split (submit).
+	starts []int
+	keyed  []bool
+	open   bool
+	seg    *columns.Segment
 }
 
 // NewWriter writes the header (and dict, a complete zstd dictionary, or
@@ -194,6 +210,9 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 		zstd.WithSingleSegment(true),
 	}
 	if id != 0 {
+		if opt.Columns {
+			return nil, fmt.Errorf("rdbz format 2: column segments take no dictionary: %w", ErrUsage)
+		}
 		eopts = append(eopts, zstd.WithEncoderDict(dict))
 	}
 	enc, err := zstd.NewWriter(nil, eopts...)
@@ -203,7 +222,11 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 	if len(opt.Source) > MaxSourceLen {
 		return nil, fmt.Errorf("rdbz format 2: source record of %d bytes over %d: %w", len(opt.Source), MaxSourceLen, ErrUsage)
 	}
-	hdr := appendHeader(nil, Header{Minor: VersionMinor, BlockSize: opt.BlockSize, DictID: id, Dict: dict, Source: opt.Source})
+	h := Header{Minor: VersionMinor, BlockSize: opt.BlockSize, DictID: id, Dict: dict, Source: opt.Source}
+	if opt.Columns {
+		h.Minor, h.Columns = ColumnsMinor, true
+	}
+	hdr := appendHeader(nil, h)
 	if _, err := w.Write(hdr); err != nil {
 		enc.Close()
 		return nil, fmt.Errorf("rdbz format 2: write header: %w", err)
@@ -214,7 +237,7 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 	// frames, took compress past 64 MiB).
 	inflight := max(min(opt.Workers+1, writerBytes/opt.BlockSize), 2)
 	bw := &Writer{
-		opt: opt, ctx: cctx, cancel: cancel, enc: enc,
+		opt: opt, hdr: h, ctx: cctx, cancel: cancel, enc: enc,
 		free:  make(chan *wjob, inflight),
 		work:  make(chan *wjob, inflight),
 		order: make(chan *wjob, inflight),
@@ -224,7 +247,14 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 	}
 	bw.stats.HeaderBytes = int64(len(hdr))
 	for range inflight {
-		bw.free <- &wjob{data: make([]byte, 0, opt.BlockSize), done: make(chan struct{}, 1), first: -1, input: -1, state: -1}
+		j := &wjob{data: make([]byte, 0, opt.BlockSize), done: make(chan struct{}, 1), first: -1, input: -1, state: -1}
+		if opt.Columns {
+			j.seg = new(columns.Segment)
+		}
+		bw.free <- j
+	}
+	if opt.Columns {
+		bw.split = columns.NewSplitter()
 	}
 	bw.cur = <-bw.free
 	bw.filters.spillAt = opt.SpillAt
@@ -265,7 +295,7 @@ func (w *Writer) Begin(key []byte, input int64) error {
 		return w.usage(fmt.Sprintf("input offset %d before the previous record's %d", input, w.lastIn))
 	}
 	if len(w.cur.data) == w.opt.BlockSize {
-		w.recStart = -1
+		w.recStart, w.inRecord = -1, false // the record before ends with the block
 		if err := w.cut(); err != nil {
 			return err
 		}
@@ -289,6 +319,9 @@ func (w *Writer) Begin(key []byte, input int64) error {
 	}
 	if w.cur.first < 0 {
 		w.cur.first, w.cur.input = w.recStart, input
+	}
+	if w.opt.Columns {
+		w.cur.starts, w.cur.keyed = append(w.cur.starts, w.recStart), append(w.cur.keyed, w.recKey)
 	}
 	w.records++
 	return nil
@@ -351,9 +384,16 @@ func (w *Writer) cut() error {
 	cur := w.cur
 	next.data, next.hashes = next.data[:0], next.hashes[:0]
 	next.first, next.input, next.state, next.err = -1, -1, -1, nil
+	next.starts, next.keyed, next.open = next.starts[:0], next.keyed[:0], false
+	cur.open = w.inRecord
 	if s := w.recStart; s >= w.opt.MinMove && s < len(cur.data) {
 		next.data = append(next.data, cur.data[s:]...)
 		cur.data = cur.data[:s]
+		if w.opt.Columns { // the record starts the next block now
+			cur.starts, cur.keyed = cur.starts[:len(cur.starts)-1], cur.keyed[:len(cur.keyed)-1]
+			next.starts, next.keyed = append(next.starts, 0), append(next.keyed, w.recKey)
+			cur.open = false
+		}
 		if w.recKey {
 			cur.hashes = cur.hashes[:len(cur.hashes)-1]
 			next.hashes = append(next.hashes, w.recHash)
@@ -375,6 +415,9 @@ func (w *Writer) cut() error {
 }
 
 func (w *Writer) submit(j *wjob) error {
+	if w.opt.Columns {
+		w.splitBlock(j)
+	}
 	select {
 	case w.order <- j:
 	case <-w.ctx.Done():
@@ -393,18 +436,69 @@ func (w *Writer) submit(j *wjob) error {
 
 func (w *Writer) compressor() {
 	defer w.wg.Done()
+	var ce *columns.Encoder
+	if w.opt.Columns {
+		var err error
+		if ce, err = columns.NewEncoder(columns.Options{Level: w.opt.Level, SegmentSize: w.opt.BlockSize}); err != nil {
+			w.cancel(fmt.Errorf("rdbz format 2: column encoder: %w", err))
+			return
+		}
+		defer ce.Close()
+	}
 	for {
 		select {
 		case j, ok := <-w.work:
 			if !ok {
 				return
 			}
-			j.frame = w.enc.EncodeAll(j.data, j.frame[:0])
+			if ce != nil {
+				j.frame, j.err = encodeSegment(ce, j.frame[:0], j.seg)
+			} else {
+				j.frame = w.enc.EncodeAll(j.data, j.frame[:0])
+			}
 			j.done <- struct{}{}
 		case <-w.ctx.Done():
 			return
 		}
 	}
+}
+
+// splitBlock splits a block's T into its column segment, on the caller's
+// goroutine (the splitter's roles carry from block to block): whole
+// records as records, the pieces of records that begin in the block
+// before or go on in the next one as raw bytes.
+func (w *Writer) splitBlock(j *wjob) {
+	s := w.split
+	s.Start(j.seg)
+	at := 0
+	for i, start := range j.starts {
+		s.Raw(j.data[at:start])
+		end := len(j.data)
+		if i+1 < len(j.starts) {
+			end = j.starts[i+1]
+		}
+		if i+1 == len(j.starts) && j.open {
+			s.Raw(j.data[start:end])
+		} else {
+			s.Record(j.data[start:end], j.keyed[i])
+		}
+		at = end
+	}
+	s.Raw(j.data[at:])
+	j.seg = s.Finish()
+}
+
+// encodeSegment compresses a split segment into its frame: a skippable
+// frame (segMagic, its payload's length) around the segment.
+func encodeSegment(ce *columns.Encoder, dst []byte, seg *columns.Segment) ([]byte, error) {
+	dst = binary.LittleEndian.AppendUint32(dst, segMagic)
+	dst = append(dst, 0, 0, 0, 0)
+	dst, err := ce.Encode(dst, seg)
+	if err != nil {
+		return dst, fmt.Errorf("rdbz format 2: column segment: %w", err)
+	}
+	binary.LittleEndian.PutUint32(dst[4:], uint32(len(dst)-8))
+	return dst, nil
 }
 
 // writeLoop writes the frames in order and builds the index.
@@ -421,7 +515,7 @@ func (w *Writer) writeLoop() {
 			w.cancel(err)
 			return
 		}
-		j.frame = shrink(j.frame, maxFrameLen(w.opt.BlockSize))
+		j.frame = shrink(j.frame, w.hdr.maxFrame())
 		w.free <- j
 	}
 }
@@ -435,8 +529,11 @@ func shrink(b []byte, limit int) []byte {
 }
 
 func (w *Writer) writeBlock(j *wjob) error {
-	if len(j.frame) > maxFrameLen(w.opt.BlockSize) {
-		return fmt.Errorf("rdbz format 2: block %d: the encoder made a frame of %d bytes, over the format's %d", w.stats.Blocks, len(j.frame), maxFrameLen(w.opt.BlockSize))
+	if j.err != nil {
+		return j.err
+	}
+	if len(j.frame) > w.hdr.maxFrame() {
+		return fmt.Errorf("rdbz format 2: block %d: the encoder made a frame of %d bytes, over the format's %d", w.stats.Blocks, len(j.frame), w.hdr.maxFrame())
 	}
 	if _, err := w.out.Write(j.frame); err != nil {
 		return fmt.Errorf("rdbz format 2: write block %d: %w", w.stats.Blocks, err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec/block"
+	"github.com/rdbz/rdbz/listcodec/columns"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/envelope"
 )
@@ -49,8 +50,12 @@ const (
 	// EvalLevel is the most a dictionary is trained and judged at: the
 	// judgement (does it pay?) barely depends on the level, the memory
 	// does.
-	EvalLevel         = zstd.SpeedBetterCompression
-	DefaultBlockSize  = 1 << 20
+	EvalLevel        = zstd.SpeedBetterCompression
+	DefaultBlockSize = 1 << 20
+	// ColumnsBlockSize is the block (segment) of format 2.2: the streams
+	// of 4 MiB of records hold the redundancy between keys; two in flight
+	// and one filling stay within about 35 MiB (listcodec/columns).
+	ColumnsBlockSize  = columns.DefaultSegmentSize
 	DefaultDictSize   = block.DefaultDictSize
 	DefaultIndexShare = 0.01
 	// DefaultSampleBytes is the T sample the dictionary is trained on.
@@ -82,7 +87,10 @@ type Options struct {
 	// unless NoDict.
 	Dict []byte
 	// NoDict compresses the blocks without a dictionary, training none.
-	NoDict      bool
+	NoDict bool
+	// Columns writes format 2.2: each block a column segment
+	// (listcodec/columns), of ColumnsBlockSize by default, no dictionary.
+	Columns     bool
 	DictSize    int
 	SampleBytes int64
 	TrainBytes  int64
@@ -97,6 +105,9 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
+	if o.BlockSize == 0 && o.Columns {
+		o.BlockSize = ColumnsBlockSize
+	}
 	if o.BlockSize == 0 {
 		o.BlockSize = DefaultBlockSize
 	}
@@ -176,7 +187,7 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 		}
 		c.dict = opt.Dict
 	}
-	c.trained = opt.Dict != nil || opt.NoDict || opt.Level >= BestLevel
+	c.trained = opt.Dict != nil || opt.NoDict || opt.Level >= BestLevel || opt.Columns
 	if c.trained && opt.Level != 0 {
 		c.limit = 0 // nothing to train on nor a level to choose: no hold
 	}
@@ -347,7 +358,7 @@ func (c *csink) start(w io.Writer) error {
 		c.opt.phase("compressing")
 	}
 	c.out = counter{w: w}
-	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: level, Workers: workers, IndexShare: c.opt.IndexShare, Source: c.source, State: rdbio.TKeyDB})
+	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: level, Workers: workers, IndexShare: c.opt.IndexShare, Source: c.source, State: rdbio.TKeyDB, Columns: c.opt.Columns})
 	if err != nil {
 		return err
 	}

@@ -241,6 +241,19 @@ func TestFindFormat20(t *testing.T) {
 	if len(lf.bf.Blocks()) < 4 || lf.bf.Blocks()[0].State != -1 {
 		t.Fatalf("not a 2.0 file of several blocks: %d blocks", len(lf.bf.Blocks()))
 	}
+	findAll(t, lf, src)
+	// And the 2.1 file of the same source (zstd blocks, the db per block).
+	lf, _ = open(t, "../../testdata/small-format2.1.rdbz")
+	if len(lf.bf.Blocks()) < 4 || lf.bf.Header().Columns || lf.bf.Header().Minor != 1 {
+		t.Fatalf("not a 2.1 file of several blocks: %d blocks", len(lf.bf.Blocks()))
+	}
+	findAll(t, lf, src)
+}
+
+// findAll looks up every key of src in lf: each is found and renders as a
+// scan renders it, and not in another db.
+func findAll(t *testing.T, lf *File, src string) {
+	t.Helper()
 	for _, k := range keysOf(t, src) {
 		got, ok := lookedUp(t, lf, k)
 		if !ok {
