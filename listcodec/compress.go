@@ -240,7 +240,7 @@ func (c *compressor) bigNode(n *rdbio.Node) error { return c.t.passNode(n) }
 // end records a source trailer of 0 (the output's is a real CRC64 always,
 // so that no damaged frame goes unnoticed). After a record rdbio cannot
 // walk no record can be added where a reader would find it: the source's
-// trailer of 0 is kept instead (FORMAT.md §1.4).
+// trailer of 0 is kept instead (FORMAT.md §A.1.4).
 func (c *compressor) end(eof *rdbio.Record) (rdbio.Trailer, error) {
 	if eof.Checksum == rdbio.ChecksumDisabled && c.t.unwalked {
 		return rdbio.TrailerZero, nil

@@ -19,7 +19,7 @@ import (
 // --to`). A server to load a file is a target (rdbio/servers); this is not.
 type Form uint8
 
-// The forms of decompressed nodes (FORMAT.md §3).
+// The forms of decompressed nodes (FORMAT.md §A.3).
 const (
 	// ToOriginal stores each node as the source of Compress did: LZF when
 	// flag bit 0 is set, else raw. The file comes back byte-identical.

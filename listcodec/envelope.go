@@ -16,7 +16,7 @@ type Envelope uint8
 // Envelope choices.
 const (
 	// EnvelopeSource: with ToOriginal, the envelope the source was in, as
-	// a format-2 file records it (FORMAT.md §6.2); else none.
+	// a format-2 file records it (FORMAT.md §2.2); else none.
 	EnvelopeSource Envelope = iota
 	// EnvelopeNone: a plain RDB.
 	EnvelopeNone

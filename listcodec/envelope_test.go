@@ -103,7 +103,7 @@ var rewrapIdentical, rewrapChecked int
 // for the enveloped file wrapped (of the RDB plain), holds plain byte for
 // byte, starts with wrapped's envelope and LZ4 frame header byte for byte,
 // has its length and its blocks but where the tool stored a block raw and
-// rdbz compressed it to the same length (FORMAT.md §8.3): rdbz's LZ4
+// rdbz compressed it to the same length (FORMAT.md §4.3): rdbz's LZ4
 // blocks are LZ4_compress_fast's, as the lz4 tool's.
 func checkRewrapped(t *testing.T, back, wrapped, plain []byte) {
 	t.Helper()

@@ -11,13 +11,13 @@ import (
 	"github.com/rdbz/rdbz/rdbio"
 )
 
-// Format 2 (FORMAT.md §6, §7) is what Compress writes unless
+// Format 2 (FORMAT.md §2, §3) is what Compress writes unless
 // CompressOptions.Format1; Decompress tells the formats apart by their
 // first bytes and reads both. This file maps the options of both onto
 // package format2.
 
 // ErrNoEmbedFormat2 reports --no-embed for format 2, whose header holds
-// the dictionary itself (FORMAT.md §6.2 has no field naming an external one).
+// the dictionary itself (FORMAT.md §2.2 has no field naming an external one).
 var ErrNoEmbedFormat2 = fmt.Errorf("%w: format 2 embeds its dictionary (an external dictionary cannot be named); write format 1 for --no-embed", ErrOptions)
 
 // compress2 is Compress for format 2.

@@ -21,9 +21,9 @@ const (
 	// the RDB inside one).
 	KindRDB Kind = iota
 	// KindFormat1 is an rdbz format-1.x file: an RDB whose first record is
-	// the AUX rdbz-format (FORMAT.md §1).
+	// the AUX rdbz-format (FORMAT.md §A.1).
 	KindFormat1
-	// KindFormat2 is an rdbz format-2 file (FORMAT.md §6).
+	// KindFormat2 is an rdbz format-2 file (FORMAT.md §2).
 	KindFormat2
 )
 

@@ -37,7 +37,7 @@
 //
 // A Writer mirrors the Reader: it writes the magic, raw bytes, lengths and
 // strings, keeps a running CRC-64 and writes the trailer on Close. Lengths
-// and strings (FORMAT.md §4) have one decoder here, which the Reader and
+// and strings (FORMAT.md §5) have one decoder here, which the Reader and
 // StringScanner (a value held whole) share.
 //
 // The encodings the grammar builds on are packages below it, each on the

@@ -11,7 +11,7 @@ import (
 // Enc says how a string is stored in the file.
 type Enc uint8
 
-// String encodings (FORMAT.md §4; §1 for rdbz's 0xC4).
+// String encodings (FORMAT.md §5; §A.1 for rdbz's 0xC4).
 const (
 	EncRaw  Enc = iota // length-prefixed bytes
 	EncInt             // 0xC0..0xC2: an integer stored as 1, 2 or 4 bytes
@@ -58,7 +58,7 @@ type strHead struct {
 	data []byte
 }
 
-// The one decoder of RDB lengths and strings (FORMAT.md §4):
+// The one decoder of RDB lengths and strings (FORMAT.md §5):
 // methods of input, so that the Reader (over a file) and StringScanner
 // (over a value held whole) read them alike. Every byte is taken from the
 // input before it is looked at, so a string cut short is an error, never

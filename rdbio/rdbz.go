@@ -1,6 +1,6 @@
 package rdbio
 
-// rdbz's node string encoding (FORMAT.md §1.3, allowed where §2 says), which rdbio reads and writes
+// rdbz's node string encoding (FORMAT.md §A.1.3, allowed where §A.2 says), which rdbio reads and writes
 // like Redis's own string encodings. The rest of the rdbz format (its AUX
 // fields and versions) is listcodec/format's: rdbio does not use it.
 const (
@@ -11,7 +11,7 @@ const (
 	// node LZF-compressed. No other flag bit is defined.
 	ZstdFlagLZF = 0x01
 	// EncodingT is the special string encoding number of the decoded LZF
-	// strings of a T stream (format 2, FORMAT.md §7): the byte 0xC5, a
+	// strings of a T stream (format 2, FORMAT.md §3): the byte 0xC5, a
 	// flags byte (0), the decoded length, the decoded bytes.
 	EncodingT = 5
 )

@@ -7,7 +7,7 @@ import (
 )
 
 // StringScanner reads RDB lengths and strings from a byte slice, with the
-// decoder the Reader uses (FORMAT.md §4): a value held whole, such as the
+// decoder the Reader uses (FORMAT.md §5): a value held whole, such as the
 // bytes Value.Count wrote to a CappedBuffer (a linked list's `len n`, n ×
 // `str`). Strings are decoded as a server reads them: raw bytes, an
 // integer's decimal digits, LZF data decompressed. A string of more than limit bytes

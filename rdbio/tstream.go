@@ -12,7 +12,7 @@ import (
 )
 
 // T is the record stream of an RDB with every LZF string decoded: what
-// format 2 compresses (FORMAT.md §7). It is the source byte for byte —
+// format 2 compresses (FORMAT.md §3). It is the source byte for byte —
 // magic, opcodes, lengths, integers, raw strings, the EOF opcode and the
 // stored trailer, the bytes after it — except that each LZF string (0xC3
 // clen ulen data, wherever a string stands) that the Redis-faithful encoder
@@ -86,7 +86,7 @@ type TStats struct {
 }
 
 // TKey is the key a T record gives TSink.Begin: the db number as 2 bytes
-// little-endian (its low 16 bits), ':', the key (FORMAT.md §6.5).
+// little-endian (its low 16 bits), ':', the key (FORMAT.md §2.5).
 func TKey(dst []byte, db uint64, key []byte) []byte {
 	dst = binary.LittleEndian.AppendUint16(dst[:0], uint16(db))
 	dst = append(dst, ':')

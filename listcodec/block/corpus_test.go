@@ -153,7 +153,7 @@ func TestCorpus(t *testing.T) {
 
 // checkIndexShare checks the index against its budget: share of the
 // block frames, plus the fixed fields of each block, the head's own fields
-// and the sections' descriptors (FORMAT.md §6.4).
+// and the sections' descriptors (FORMAT.md §2.4).
 func checkIndexShare(tb testing.TB, f *File, st Stats, share float64) {
 	tb.Helper()
 	limit := share*float64(st.FrameBytes) + 24*float64(st.Blocks) + 64 + 6*float64(int(1)<<f.partBits)

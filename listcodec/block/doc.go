@@ -5,7 +5,7 @@
 // in the file and in T, where its first record starts, the writer's state
 // there, and a filter of the keys of the records that start in it (cut
 // into sections by value), so that one key's block can be found reading one
-// section and decoding no other block. FORMAT.md §6 gives the layout byte by byte.
+// section and decoding no other block. FORMAT.md §2 gives the layout byte by byte.
 //
 // Writer takes T record by record (Begin, then Write as many times as the
 // record needs: a record larger than a block continues in the next blocks)

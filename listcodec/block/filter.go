@@ -23,7 +23,7 @@ func KeyHash(key []byte) uint64 {
 	return h
 }
 
-// A filter is a Golomb-Rice coded set (FORMAT.md §6.4): the n distinct key
+// A filter is a Golomb-Rice coded set (FORMAT.md §2.4): the n distinct key
 // hashes of a block are mapped to 0..n·2^P-1 (the high 64 bits of
 // hash × n·2^P), sorted, and their differences written as a unary quotient
 // (q one bits, then a zero) and P low bits, most significant bit first. A

@@ -7,10 +7,10 @@ import (
 	"hash/crc32"
 )
 
-// Format constants (FORMAT.md §6).
+// Format constants (FORMAT.md §2).
 const (
 	VersionMajor = 2 // the format's major version; a reader refuses others
-	VersionMinor = 1 // 2.1: the partitioned index (FORMAT.md §6.6)
+	VersionMinor = 1 // 2.1: the partitioned index (FORMAT.md §2.6)
 	// ColumnsMinor is the minor version of a file whose blocks are column
 	// segments (2.2, header flag bit 1).
 	ColumnsMinor = 2

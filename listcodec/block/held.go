@@ -7,7 +7,7 @@ import (
 )
 
 // The Writer holds the blocks' filters until it writes the index, whose
-// sections cut every filter (FORMAT.md §6.4). At 1% of the output that is
+// sections cut every filter (FORMAT.md §2.4). At 1% of the output that is
 // 3.4 MB for an 835 MB dump of small keys, but 40 MB for a 10 GB one: past
 // spillAt bytes the filters go to a temporary file instead, removed as
 // soon as it is created (the open descriptor keeps it; nothing stays

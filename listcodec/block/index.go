@@ -35,7 +35,7 @@ type BlockInfo struct {
 // the block has no filter (it matches every key, or holds no key).
 func (b BlockInfo) FilterP() int { return int(b.p) }
 
-// appendEntry appends a block's index entry (FORMAT.md §6.4), with its
+// appendEntry appends a block's index entry (FORMAT.md §2.4), with its
 // filter when inline (format 2.0's index) or without (2.1's: the filters
 // are in the sections).
 func appendEntry(dst []byte, b BlockInfo, prevInput int64, inline bool) []byte {

@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// The partitioned index (FORMAT.md §6.4, format 2.1): the filters of all
+// The partitioned index (FORMAT.md §2.4, format 2.1): the filters of all
 // blocks are cut into R = 2^b sections by value, and section r holds, for
 // each block with a filter, the block's values v with ⌊v·R / M⌋ = r
 // (M = K·2^P, the block's value range). A value's section follows from the

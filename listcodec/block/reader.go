@@ -130,11 +130,11 @@ func NewReader(ctx context.Context, r io.Reader, opt ReaderOptions) (*Reader, er
 }
 
 // ReadHeader reads the header frame of a format-2 file from r, and checks
-// it: its block size and dictionary (FORMAT.md §6.2). It reads nothing
+// it: its block size and dictionary (FORMAT.md §2.2). It reads nothing
 // after the header.
 func ReadHeader(r io.Reader) (Header, error) { return readHeader(r) }
 
-// readHeader reads and checks the header frame (FORMAT.md §6.2).
+// readHeader reads and checks the header frame (FORMAT.md §2.2).
 func readHeader(r io.Reader) (Header, error) {
 	var fixed [8 + headerFixed]byte
 	if n, err := io.ReadFull(r, fixed[:]); err != nil {

@@ -544,7 +544,7 @@ func (w *Writer) writeBlock(j *wjob) error {
 	w.stats.TBytes += int64(len(j.data))
 	b := BlockInfo{Size: len(j.frame), TSize: len(j.data), First: j.first, Input: j.input}
 	// The entry's fixed fields, and each cell of the filter's sections
-	// (1.5 bytes per cellKeys keys, FORMAT.md §6.4), come first; the
+	// (1.5 bytes per cellKeys keys, FORMAT.md §2.4), come first; the
 	// filter gets what is left of the budget.
 	entry := len(appendEntry(nil, b, w.prevInput, false)) + 1 + 2 // + the parameter, the state
 	fixed := entry + 2*(len(j.hashes)/cellKeys+1)
@@ -609,7 +609,7 @@ func (w *Writer) Close() error {
 	return err
 }
 
-// writeIndex writes the index frame (FORMAT.md §6.4): tag, head length,
+// writeIndex writes the index frame (FORMAT.md §2.4): tag, head length,
 // the head (block count, T length, b, the entries, the sections' lengths
 // and CRCs), the sections, then the footer. The sections are built twice,
 // one at a time: once for their lengths and CRCs, once to write them, so

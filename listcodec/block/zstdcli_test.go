@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestZstdCLIReadsT checks FORMAT.md §6.1's claim: the file is a sequence
+// TestZstdCLIReadsT checks FORMAT.md §2.1's claim: the file is a sequence
 // of frames that `zstd -d -D DICT` turns into T.
 func TestZstdCLIReadsT(t *testing.T) {
 	if _, err := exec.LookPath("zstd"); err != nil {

@@ -1,5 +1,5 @@
 // Package columns is the column-stream codec of format 2's segments
-// (issue 27): a segment — the T bytes (FORMAT.md §7) of consecutive
+// (issue 27): a segment — the T bytes (FORMAT.md §3) of consecutive
 // records — is split into streams by role (keys, string values by key
 // prefix, hash field names, hash values by field name, set members, list
 // elements, sorted set members and scores, stream entries, integers as
@@ -93,7 +93,7 @@
 // The tape is a sequence of ops, each an op byte and uvarint operands; T is
 // what they write, in order. "Next length" is the next uvarint of lens[r],
 // "next number" the next uvarint of nums[r], unzigzag(u) = (u >> 1) xor
-// −(u & 1); an RDB length is written in its shortest form (FORMAT.md §4:
+// −(u & 1); an RDB length is written in its shortest form (FORMAT.md §5:
 // 1 byte under 64, 2 under 16384, 0x80 and 4 bytes big-endian up to
 // 2^32 − 1, else 0x81 and 8):
 //

@@ -10,7 +10,7 @@ import "encoding/binary"
 const (
 	opSkel  = 1 // n: the next n bytes of the skeleton
 	opStr   = 2 // r: a string: its RDB length, then that many bytes of data[r] (the length: next length)
-	opStrT  = 3 // r: a decoded LZF string: 0xC5, 0x00, then as opStr (FORMAT.md §7)
+	opStrT  = 3 // r: a decoded LZF string: 0xC5, 0x00, then as opStr (FORMAT.md §3)
 	opInt   = 4 // r: an integer string (0xC0/0xC1/0xC2 and 1, 2 or 4 bytes, the smallest), its value the next number unzigzagged
 	opBytes = 5 // r: next length bytes of data[r], nothing before them
 	opF64   = 6 // r: 8 bytes of a double (f64 below)
@@ -44,7 +44,7 @@ func opName(op byte) string {
 func zigzag(v int64) uint64   { return uint64(v<<1) ^ uint64(v>>63) }
 func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 
-// rdbLenSize is the size of the shortest RDB length for n (FORMAT.md §4).
+// rdbLenSize is the size of the shortest RDB length for n (FORMAT.md §5).
 func rdbLenSize(n uint64) int {
 	switch {
 	case n < 1<<6:

@@ -35,7 +35,7 @@ func (r *rd) take(n uint64) []byte {
 	return b
 }
 
-// rdbLen reads a plain RDB length (FORMAT.md §4).
+// rdbLen reads a plain RDB length (FORMAT.md §5).
 func (r *rd) rdbLen() uint64 {
 	c := r.byte()
 	switch c >> 6 {
@@ -73,7 +73,7 @@ func (r *rd) count(min int) int {
 // String encodings a Splitter tells apart.
 const (
 	sRaw  = iota // a length and the bytes
-	sT           // 0xC5: a decoded LZF string (FORMAT.md §7)
+	sT           // 0xC5: a decoded LZF string (FORMAT.md §3)
 	sInt         // 0xC0..0xC2: an integer
 	sKept        // 0xC3 (an LZF string T kept) or 0xC4: the payload as stored
 )

@@ -13,14 +13,14 @@ import (
 )
 
 // Magic is the first four bytes of every format-2 file (the header's
-// skippable frame, FORMAT.md §6.1).
+// skippable frame, FORMAT.md §2.1).
 var Magic = []byte{0x50, 0x2A, 0x4D, 0x18}
 
 // IsFormat2 reports whether a file starting with prefix is a format-2 file.
 func IsFormat2(prefix []byte) bool { return bytes.HasPrefix(prefix, Magic) }
 
 // CheckHeader checks what a header holds beyond the container's own
-// checks: its source record (FORMAT.md §8.2), whatever the target, so
+// checks: its source record (FORMAT.md §4.2), whatever the target, so
 // that a damaged one is an error even where no envelope is written.
 func CheckHeader(h block.Header) error {
 	if h.Source == nil {

@@ -1,5 +1,5 @@
 // Package lookup finds keys in a format-2 file through its index
-// (FORMAT.md §6.4–6.5, §7): `rdbz get`. The index's key filters say which
+// (FORMAT.md §2.4–2.5, §3): `rdbz get`. The index's key filters say which
 // blocks a key's record may start in; only those blocks are read and
 // decoded (with the block before, when the key's record starts its block:
 // an expiry record before it would end that one), by ReadAt, never the

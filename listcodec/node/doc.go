@@ -1,7 +1,7 @@
 // Package node is rdbz's list node codec: one quicklist node string (a
 // ziplist, listpack or PLAIN element, as decoded) into one zstd frame that
 // names its dictionary by ID, and back (Codec), and the zstd dictionaries
-// the frames name (Dict, ParseDict, ReadDictFile). FORMAT.md §1.2–1.3 says
+// the frames name (Dict, ParseDict, ReadDictFile). FORMAT.md §A.1.2–A.1.3 says
 // what a frame and a dictionary must be.
 //
 // It knows nothing of RDB files: the pipeline that finds nodes in a file and

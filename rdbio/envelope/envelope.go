@@ -152,7 +152,7 @@ func parseHeader(b []byte) (Info, error) {
 }
 
 // Record is the envelope and what rdbz can reproduce of the LZ4 frame's
-// descriptor, for an rdbz file to keep (FORMAT.md §6.2): the 8 header
+// descriptor, for an rdbz file to keep (FORMAT.md §2.2): the 8 header
 // bytes, then for LZ4 the FLG and BD bytes and, when FLG says so, the
 // content size (8 bytes little-endian).
 func (i Info) Record() []byte {

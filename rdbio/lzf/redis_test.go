@@ -150,7 +150,7 @@ func findStringValue(rdb []byte, key string) ([]byte, bool, error) {
 	return p[:n], isLZF, nil
 }
 
-// rdbLength reads an RDB length (FORMAT.md §4).
+// rdbLength reads an RDB length (FORMAT.md §5).
 func rdbLength(p []byte) (uint64, []byte, error) {
 	if len(p) == 0 {
 		return 0, nil, fmt.Errorf("length truncated")
