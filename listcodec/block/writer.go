@@ -113,6 +113,7 @@ type Writer struct {
 	opt    Options
 	hdr    Header
 	split  *columns.Splitter // Options.Columns
+	spare  []byte            // Options.Columns: the T buffer of the block split last
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	enc    *zstd.Encoder
@@ -168,6 +169,8 @@ type wjob struct {
 	frame  []byte
 	err    error
 	done   chan struct{}
+
+	tlen int // len(data) when submitted (Columns: data is gone then)
 
 	// Columns: where each record starts in data and whether it has a
 	// key; open: the last record goes on in the next block; seg: data
@@ -247,9 +250,11 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 	}
 	bw.stats.HeaderBytes = int64(len(hdr))
 	for range inflight {
-		j := &wjob{data: make([]byte, 0, opt.BlockSize), done: make(chan struct{}, 1), first: -1, input: -1, state: -1}
+		j := &wjob{done: make(chan struct{}, 1), first: -1, input: -1, state: -1}
 		if opt.Columns {
 			j.seg = new(columns.Segment)
+		} else {
+			j.data = make([]byte, 0, opt.BlockSize)
 		}
 		bw.free <- j
 	}
@@ -257,6 +262,9 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 		bw.split = columns.NewSplitter()
 	}
 	bw.cur = <-bw.free
+	if opt.Columns {
+		bw.cur.data = make([]byte, 0, opt.BlockSize)
+	}
 	bw.filters.spillAt = opt.SpillAt
 	for range opt.Workers {
 		bw.wg.Add(1)
@@ -382,6 +390,14 @@ func (w *Writer) cut() error {
 		return w.err
 	}
 	cur := w.cur
+	if w.opt.Columns && next.data == nil {
+		// A job in flight holds its split segment, not its T: two buffers
+		// of T serve (the block filling and the one being split).
+		next.data, w.spare = w.spare, nil
+		if next.data == nil {
+			next.data = make([]byte, 0, w.opt.BlockSize)
+		}
+	}
 	next.data, next.hashes = next.data[:0], next.hashes[:0]
 	next.first, next.input, next.state, next.err = -1, -1, -1, nil
 	next.starts, next.keyed, next.open = next.starts[:0], next.keyed[:0], false
@@ -415,6 +431,7 @@ func (w *Writer) cut() error {
 }
 
 func (w *Writer) submit(j *wjob) error {
+	j.tlen = len(j.data)
 	if w.opt.Columns {
 		w.splitBlock(j)
 	}
@@ -468,6 +485,7 @@ func (w *Writer) compressor() {
 // records as records, the pieces of records that begin in the block
 // before or go on in the next one as raw bytes.
 func (w *Writer) splitBlock(j *wjob) {
+	defer func() { w.spare, j.data = j.data[:0], nil }()
 	s := w.split
 	s.Start(j.seg)
 	at := 0
@@ -541,8 +559,8 @@ func (w *Writer) writeBlock(j *wjob) error {
 	w.written += int64(len(j.frame))
 	w.stats.FrameBytes += int64(len(j.frame))
 	w.stats.Blocks++
-	w.stats.TBytes += int64(len(j.data))
-	b := BlockInfo{Size: len(j.frame), TSize: len(j.data), First: j.first, Input: j.input}
+	w.stats.TBytes += int64(j.tlen)
+	b := BlockInfo{Size: len(j.frame), TSize: j.tlen, First: j.first, Input: j.input}
 	// The entry's fixed fields, and each cell of the filter's sections
 	// (1.5 bytes per cellKeys keys, FORMAT.md §2.4), come first; the
 	// filter gets what is left of the budget.

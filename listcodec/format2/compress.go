@@ -9,7 +9,6 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec/block"
-	"github.com/rdbz/rdbz/listcodec/columns"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/envelope"
 )
@@ -52,10 +51,19 @@ const (
 	// does.
 	EvalLevel        = zstd.SpeedBetterCompression
 	DefaultBlockSize = 1 << 20
-	// ColumnsBlockSize is the block (segment) of format 2.2: the streams
-	// of 4 MiB of records hold the redundancy between keys; two in flight
-	// and one filling stay within about 35 MiB (listcodec/columns).
-	ColumnsBlockSize  = columns.DefaultSegmentSize
+	// ColumnsLevel is the level of format 2.2's streams: split by role,
+	// they reach at SpeedDefault 0.59–0.77× of whole-file zstd -3 on the
+	// realistic LZF-saved dumps and 0.80–0.90× on the raw ones
+	// (listcodec/columns/MEASURED.md), at about half the CPU of
+	// SpeedBetterCompression.
+	ColumnsLevel = zstd.SpeedDefault
+	// ColumnsBlockSize is the block (segment) of format 2.2: 2 MiB of
+	// records hold most of the redundancy between keys, within 1.5% of 4
+	// MiB segments (app-cache-nocompress 3,393,522 against 3,342,589
+	// bytes; lists-events 0.1% smaller), where three 4 MiB segments in
+	// flight took compress to 66–79 MiB of peak RSS on the corpus and 2 MiB
+	// ones to 46–59.
+	ColumnsBlockSize  = 2 << 20
 	DefaultDictSize   = block.DefaultDictSize
 	DefaultIndexShare = 0.01
 	// DefaultSampleBytes is the T sample the dictionary is trained on.
@@ -178,6 +186,9 @@ var ErrDict = errors.New("format 2 dictionary")
 func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*Stats, error) {
 	start := time.Now()
 	opt = opt.withDefaults()
+	if opt.Columns && opt.Level == 0 {
+		opt.Level = ColumnsLevel // nothing to hold T for: no dictionary, no level to choose
+	}
 	st := &Stats{}
 	ropt := rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, Keep: opt.Keep}
 	c := &csink{ctx: ctx, dst: dst, opt: opt, st: st, limit: opt.TrainBytes}
