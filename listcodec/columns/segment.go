@@ -129,11 +129,6 @@ func windowSize(n int) int {
 	return w
 }
 
-// levelFor is the level stream id is compressed at.
-func (e *Encoder) levelFor(id int) zstd.EncoderLevel {
-	return e.opt.Level
-}
-
 // Encode appends the compressed form of seg to dst and returns it.
 func (e *Encoder) Encode(dst []byte, seg *Segment) ([]byte, error) {
 	if seg.tlen < 1 || seg.tlen > e.opt.SegmentSize {
@@ -266,7 +261,7 @@ func (e *Encoder) stream(body []byte, id int, b []byte) ([]byte, int, error) {
 	if len(b) < minCompress {
 		return append(body, b...), methodStored, nil
 	}
-	z, err := e.encoder(e.levelFor(id))
+	z, err := e.encoder(e.opt.Level)
 	if err != nil {
 		return body, 0, err
 	}
