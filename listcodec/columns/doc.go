@@ -129,7 +129,8 @@
 //	              0xC1 + 2, 0xC2 + 4 (little-endian two's complement); v must fit 32 bits
 //	5   r         the next (next length) bytes of data[r]
 //	6   r         8 bytes of a double, little-endian: u = next number; u even: the double
-//	              of the integer unzigzag(u >> 1); u = 1: the next 8 bytes of data[r]
+//	              of the integer unzigzag(u >> 1); u = 1: the next string of role r
+//	              (next length bytes of data[r]), which must be 8 bytes
 //	7   k         a listpack of k entries, stored as op 2 stores a string; the k entry ops follow
 //	8   k         the same, stored as op 3 stores one
 //	9   k         a ziplist of k entries (as op 7)
@@ -164,15 +165,16 @@
 //     smallest of 2, 4, 8 that holds the first and the last member
 //     (intset.c).
 //
-// For a sorted role, ops 2, 3, 5 and 13 read no length: the string they
-// take is the one the role's order stream names, with the length lens[r]
-// gave it.
+// For a sorted role, ops 2, 3, 5, 6 (with u = 1) and 13 read no length:
+// the string they take is the one the role's order stream names, with the
+// length lens[r] gave it.
 //
 // A reader must refuse: an op byte outside 1–14 (or 13–14 outside a blob,
 // or another inside one), a role 0 or ≥ 256, a uvarint or a string that
 // runs past the end of its stream or of the tape, a count k larger than
 // half the tape left (a blob) or than the nums bytes left (an intset), an
-// integer string out of 32 bits, a double's number odd but 1, intset
+// integer string out of 32 bits, a double's number odd but 1 (or its
+// string not of 8 bytes), intset
 // members that overflow, an order index out of range or taken twice, any
 // write past L, and, once the tape is done, T shorter than L, a string of
 // a sorted role not taken, or any byte left unread in any stream. Then the
