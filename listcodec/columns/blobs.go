@@ -3,13 +3,14 @@ package columns
 import "encoding/binary"
 
 // The blobs a Splitter takes apart: listpacks, ziplists and intsets. Each
-// parser accepts a blob only when it is exactly what Join's builder makes
-// of its entries (join.go: buildListpack, buildZiplist, buildIntset), the
-// way Redis writes it: every entry in its smallest encoding, the
-// back-lengths or previous-entry lengths right, the header's size, tail
-// and count right (a count of 65535 or more stored as 65535), the end
-// byte last. Anything else is not taken apart, and goes on as the string
-// it is.
+// parser accepts a blob only when it is what Join's builder makes of its
+// entries (join.go: buildListpack, buildZiplist, buildIntset), the way
+// Redis writes it: every entry in its smallest encoding, the back-lengths
+// or previous-entry lengths right, the header's size, tail and count
+// right (a count of 65535 or more stored as 65535), the end byte last;
+// then the Splitter runs the builder on the entries and compares
+// (Splitter.rebuilds). Anything else is not taken apart, and goes on as
+// the string it is.
 
 // elem is an entry of a blob: a string (a slice of the record) or an
 // integer.

@@ -44,9 +44,9 @@
 //	version          1        1                                         equal
 //	T length         uvarint  the T bytes the segment stands for, L     1 ≤ L ≤ its limit (MaxSegment, 64 MiB)
 //	T checksum       4        CRC-32C of those T bytes                  equal to that of the T it rebuilds
-//	m                uvarint  number of streams                         m ≤ 1024
+//	m                uvarint  number of streams                         m ≤ 2048
 //	m descriptors             in increasing id order:
-//	  id             uvarint  id − the previous id − 1 (the first: id)  id < 1024
+//	  id             uvarint  id − the previous id − 1 (the first: id)  id < 2048
 //	  method         1        0 stored, 1 zstd, 3 zstd of uvarint       0, 1 or 3 (2, zstd with a dictionary,
 //	                          planes                                    is refused: none is defined yet)
 //	  raw length     uvarint  the stream's bytes, R                     1 ≤ R ≤ 2·L + 4112
@@ -70,16 +70,40 @@
 //
 // # Streams and the tape
 //
-// Stream id = 4·role + part. Role 0 holds the tape (id 0) and the
-// skeleton (id 1); every other role r (1 ≤ r < 256) has up to four parts:
-// data (4r: string bytes), lens (4r+1: uvarint lengths of those strings),
-// nums (4r+2: uvarints of integers) and order (4r+3). Which role is which
-// is the writer's choice, recorded nowhere: the tape names the roles, and
-// a reader needs nothing else. (This writer: roles 1–14 fixed — keys,
-// string values, hash fields, hash values, set members, list elements,
-// zset members, zset scores, stream IDs, stream entries, intsets, field
-// TTLs, bulk, other —, 16–255 given out to hash fields and key prefixes
-// as their values pass 4 KiB.)
+// Stream id = 8·role + part. Role 0 holds the tape (id 0) and the
+// skeleton (id 1); every other role r (1 ≤ r < 256) has up to eight
+// parts: nums (8r: uvarints of integers), order (8r+1, below), data (8r+2:
+// string bytes), lens (8r+3: uvarint lengths of those strings), and, in
+// place of data and lens, tokens (8r+4 to 8r+7, below). Which role is
+// which is the writer's choice, recorded nowhere: the tape names the
+// roles, and a reader needs nothing else. (This writer: roles 1–14 fixed
+// — keys, string values, hash fields, hash values, set members, list
+// elements, zset members, zset scores, stream IDs, stream entries,
+// intsets, field TTLs, bulk, other —, 16–255 given out to hash fields and
+// key prefixes as their values pass 4 KiB.) Every byte of data[r]
+// belongs to one string lens[r] delimits.
+//
+// Tokens. A role's strings may be stored as four streams instead of data
+// and lens (then neither of those may be present, and tlens must be):
+//
+//	tmpl  (8r+4)  each string with every number and hex run replaced by a
+//	              marker: 0x01 a number, 0x02 and k (4 ≤ k ≤ 127) a hex run
+//	              of k bytes; a byte 0x01–0x03 of the string itself is
+//	              written 0x03 and the byte
+//	tnums (8r+5)  for each number v (0 ≤ v < 10^18), in order, the uvarint
+//	              zigzag(v − p), p the value the same slot (the i-th number
+//	              of a string, i ≥ 15 counted as 15) held last in the role's
+//	              strings, 0 at first
+//	thex  (8r+6)  the bytes of the hex runs, in order
+//	tlens (8r+7)  the uvarint total length D of the strings, then each
+//	              template's length, a uvarint
+//
+// A reader rebuilds each string from its template: other bytes as they
+// are, each number in decimal, each hex run in lowercase hex (two digits a
+// byte, high nibble first). The strings must add up to exactly D bytes
+// (the D of all roles together at most 2·L + 4096), every token stream be
+// read to its end, and then data[r] is the strings one after another and
+// lens[r] their lengths as uvarints.
 //
 // A role with an order stream is sorted: its strings are stored in
 // another order than the tape takes them (this writer: string values
@@ -105,7 +129,8 @@
 //	              0xC1 + 2, 0xC2 + 4 (little-endian two's complement); v must fit 32 bits
 //	5   r         the next (next length) bytes of data[r]
 //	6   r         8 bytes of a double, little-endian: u = next number; u even: the double
-//	              of the integer unzigzag(u >> 1); u = 1: the next 8 bytes of data[r]
+//	              of the integer unzigzag(u >> 1); u = 1: the next string of role r
+//	              (next length bytes of data[r]), which must be 8 bytes
 //	7   k         a listpack of k entries, stored as op 2 stores a string; the k entry ops follow
 //	8   k         the same, stored as op 3 stores one
 //	9   k         a ziplist of k entries (as op 7)
@@ -140,15 +165,16 @@
 //     smallest of 2, 4, 8 that holds the first and the last member
 //     (intset.c).
 //
-// For a sorted role, ops 2, 3, 5 and 13 read no length: the string they
-// take is the one the role's order stream names, with the length lens[r]
-// gave it.
+// For a sorted role, ops 2, 3, 5, 6 (with u = 1) and 13 read no length:
+// the string they take is the one the role's order stream names, with the
+// length lens[r] gave it.
 //
 // A reader must refuse: an op byte outside 1–14 (or 13–14 outside a blob,
 // or another inside one), a role 0 or ≥ 256, a uvarint or a string that
 // runs past the end of its stream or of the tape, a count k larger than
 // half the tape left (a blob) or than the nums bytes left (an intset), an
-// integer string out of 32 bits, a double's number odd but 1, intset
+// integer string out of 32 bits, a double's number odd but 1 (or its
+// string not of 8 bytes), intset
 // members that overflow, an order index out of range or taken twice, any
 // write past L, and, once the tape is done, T shorter than L, a string of
 // a sorted role not taken, or any byte left unread in any stream. Then the

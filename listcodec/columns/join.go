@@ -380,44 +380,10 @@ func (j *joiner) listpack(t bool) error {
 		return err
 	}
 	base := j.blobAt(t)
-	lim := len(j.out)
-	p := base + lpHead
-	if p >= lim {
-		return errRoom
+	size, err := buildListpack(j.out[:len(j.out)], base, k, j)
+	if err != nil {
+		return err
 	}
-	for i := 0; i < k; i++ {
-		b, v, isInt, err := j.entry()
-		if err != nil {
-			return fmt.Errorf("entry %d: %w", i, err)
-		}
-		if isInt {
-			size := lpIntSize(v)
-			if p+size+1 > lim {
-				return errRoom
-			}
-			putLPInt(j.out[p:], v, size)
-			j.out[p+size] = byte(size) // a back-length of 1 byte
-			p += size + 1
-			continue
-		}
-		hs := lpStrHeadSize(len(b))
-		size := hs + len(b)
-		bl := backlenSize(size)
-		if p+size+bl > lim {
-			return errRoom
-		}
-		putLPStrHead(j.out[p:], len(b), hs)
-		copy(j.out[p+hs:], b)
-		putBacklen(j.out[p+size:], size, bl)
-		p += size + bl
-	}
-	if p+1 > lim {
-		return errRoom
-	}
-	j.out[p] = endByte
-	size := p + 1 - base
-	binary.LittleEndian.PutUint32(j.out[base:], uint32(size))
-	binary.LittleEndian.PutUint16(j.out[base+4:], uint16(min(k, count16)))
 	return j.place(base, size, t)
 }
 
@@ -427,15 +393,76 @@ func (j *joiner) ziplist(t bool) error {
 		return err
 	}
 	base := j.blobAt(t)
-	lim := len(j.out)
-	p, prev, tail := base+zlHead, 0, zlHead
+	size, err := buildZiplist(j.out[:len(j.out)], base, k, j)
+	if err != nil {
+		return err
+	}
+	return j.place(base, size, t)
+}
+
+// entrySource gives a blob's entries one by one: the joiner reads them
+// from the tape and the streams, a Splitter checking a blob from its
+// parsed entries (elemSource).
+type entrySource interface {
+	entry() (b []byte, v int64, isInt bool, err error)
+}
+
+// buildListpack writes a listpack of k entries from src at out[base:],
+// within out, and returns its size: the one builder of listpacks, which
+// Join runs and a Splitter runs to check a blob before taking it apart.
+func buildListpack(out []byte, base, k int, src entrySource) (int, error) {
+	lim := len(out)
+	p := base + lpHead
 	if p >= lim {
-		return errRoom
+		return 0, errRoom
 	}
 	for i := 0; i < k; i++ {
-		b, v, isInt, err := j.entry()
+		b, v, isInt, err := src.entry()
 		if err != nil {
-			return fmt.Errorf("entry %d: %w", i, err)
+			return 0, fmt.Errorf("entry %d: %w", i, err)
+		}
+		if isInt {
+			size := lpIntSize(v)
+			if p+size+1 > lim {
+				return 0, errRoom
+			}
+			putLPInt(out[p:], v, size)
+			out[p+size] = byte(size) // a back-length of 1 byte
+			p += size + 1
+			continue
+		}
+		hs := lpStrHeadSize(len(b))
+		size := hs + len(b)
+		bl := backlenSize(size)
+		if p+size+bl > lim {
+			return 0, errRoom
+		}
+		putLPStrHead(out[p:], len(b), hs)
+		copy(out[p+hs:], b)
+		putBacklen(out[p+size:], size, bl)
+		p += size + bl
+	}
+	if p+1 > lim {
+		return 0, errRoom
+	}
+	out[p] = endByte
+	size := p + 1 - base
+	binary.LittleEndian.PutUint32(out[base:], uint32(size))
+	binary.LittleEndian.PutUint16(out[base+4:], uint16(min(k, count16)))
+	return size, nil
+}
+
+// buildZiplist is buildListpack for ziplists.
+func buildZiplist(out []byte, base, k int, src entrySource) (int, error) {
+	lim := len(out)
+	p, prev, tail := base+zlHead, 0, zlHead
+	if p >= lim {
+		return 0, errRoom
+	}
+	for i := 0; i < k; i++ {
+		b, v, isInt, err := src.entry()
+		if err != nil {
+			return 0, fmt.Errorf("entry %d: %w", i, err)
 		}
 		ps := zlPrevSize(prev)
 		var size int
@@ -443,33 +470,33 @@ func (j *joiner) ziplist(t bool) error {
 			enc, w := zlIntEnc(v)
 			size = ps + 1 + w
 			if p+size > lim {
-				return errRoom
+				return 0, errRoom
 			}
-			putZLPrev(j.out[p:], prev, ps)
-			j.out[p+ps] = enc
-			putLE(j.out[p+ps+1:], uint64(v), w)
+			putZLPrev(out[p:], prev, ps)
+			out[p+ps] = enc
+			putLE(out[p+ps+1:], uint64(v), w)
 		} else {
 			hs := zlStrHeadSize(len(b))
 			size = ps + hs + len(b)
 			if p+size > lim {
-				return errRoom
+				return 0, errRoom
 			}
-			putZLPrev(j.out[p:], prev, ps)
-			putZLStrHead(j.out[p+ps:], len(b), hs)
-			copy(j.out[p+ps+hs:], b)
+			putZLPrev(out[p:], prev, ps)
+			putZLStrHead(out[p+ps:], len(b), hs)
+			copy(out[p+ps+hs:], b)
 		}
 		tail, prev = p-base, size
 		p += size
 	}
 	if p+1 > lim {
-		return errRoom
+		return 0, errRoom
 	}
-	j.out[p] = endByte
+	out[p] = endByte
 	size := p + 1 - base
-	binary.LittleEndian.PutUint32(j.out[base:], uint32(size))
-	binary.LittleEndian.PutUint32(j.out[base+4:], uint32(tail))
-	binary.LittleEndian.PutUint16(j.out[base+8:], uint16(min(k, count16)))
-	return j.place(base, size, t)
+	binary.LittleEndian.PutUint32(out[base:], uint32(size))
+	binary.LittleEndian.PutUint32(out[base+4:], uint32(tail))
+	binary.LittleEndian.PutUint16(out[base+8:], uint16(min(k, count16)))
+	return size, nil
 }
 
 func (j *joiner) intset(t bool) error {
@@ -514,20 +541,32 @@ func (j *joiner) intset(t bool) error {
 		return err
 	}
 	j.w += j.prefix(j.w, size, t)
-	binary.LittleEndian.PutUint32(j.out[j.w:], uint32(w))
-	binary.LittleEndian.PutUint32(j.out[j.w+4:], uint32(k))
-	j.w += isHead
 	// Second pass: the members (already read once: no error).
 	j.pos[id] = start
-	u, _ = j.num(id)
-	v := unzigzag(u)
-	for i := uint64(0); i < k; i++ {
-		if i > 0 {
-			d, _ := j.num(id)
-			v += int64(d) + 1
-		}
-		putLE(j.out[j.w:], uint64(v), w)
-		j.w += w
-	}
+	j.w += buildIntset(j.out[j.w:], w, int(k), func() int64 {
+		u, _ := j.num(id)
+		return int64(u)
+	})
 	return nil
+}
+
+// buildIntset writes an intset of k members of width w at out[0:] and
+// returns its size: next gives the first member zigzagged, then each
+// difference from the previous member less 1 (the one builder of
+// intsets, which Join runs and a Splitter runs to check one).
+func buildIntset(out []byte, w, k int, next func() int64) int {
+	binary.LittleEndian.PutUint32(out, uint32(w))
+	binary.LittleEndian.PutUint32(out[4:], uint32(k))
+	p := isHead
+	var v int64
+	for i := 0; i < k; i++ {
+		if i == 0 {
+			v = unzigzag(uint64(next()))
+		} else {
+			v += next() + 1
+		}
+		putLE(out[p:], uint64(v), w)
+		p += w
+	}
+	return p
 }

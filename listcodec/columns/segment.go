@@ -38,11 +38,12 @@ type Options struct {
 	Window int
 }
 
-// Defaults of Options (MEASURED.md): 4 MiB segments keep two segments in
-// flight and one filling within about 35 MiB, where 8 MiB segments need
-// about 60 (for 0.5–2.5% less output); a stream's matches rarely reach
-// past 2 MiB (8 MiB windows gave 0.1% less than 2 MiB ones on godev-raw,
-// nothing on app-cache), and an encoder holds its window.
+// Defaults of Options (MEASURED.md): with 4 MiB segments, two in flight
+// and one filling, the codec holds about 40 MB (Segments, encoders and
+// their scratch), with 8 MiB about 70, for 0.5–2.5% less output; a
+// stream's matches rarely reach past 2 MiB (8 MiB windows gave 0.1% less
+// than 2 MiB ones on godev-raw, nothing on app-cache), and an encoder
+// holds its window.
 const (
 	DefaultSegmentSize = 4 << 20
 	DefaultWindow      = 2 << 20
@@ -66,13 +67,16 @@ func (o Options) withDefaults() Options {
 // use (a pipeline gives each worker its own).
 type Encoder struct {
 	opt    Options
-	encs   map[zstd.EncoderLevel]*zstd.Encoder
+	z      *zstd.Encoder
 	head   []byte
 	body   []byte
 	planes []byte
 	descs  []desc
 	toks   tokens
 	tok    [MaxRoles]tokState
+	// planesState is, for each stream of uvarints, whether its planes won
+	// the last trial (tokState's fields: the same schedule).
+	planesState [NumStreams]tokState
 }
 
 // tokState is what an Encoder learnt of a role's strings as tokens: which
@@ -92,30 +96,20 @@ func NewEncoder(opt Options) (*Encoder, error) {
 	if opt.Window < zstd.MinWindowSize || opt.Window > MaxSegment || opt.Window&(opt.Window-1) != 0 {
 		return nil, fmt.Errorf("columns: window %d: not a power of two in %d..%d", opt.Window, zstd.MinWindowSize, MaxSegment)
 	}
-	return &Encoder{opt: opt, encs: map[zstd.EncoderLevel]*zstd.Encoder{}}, nil
-}
-
-// Close releases the zstd encoders.
-func (e *Encoder) Close() {
-	for _, z := range e.encs {
-		z.Close()
-	}
-	e.encs = nil
-}
-
-func (e *Encoder) encoder(l zstd.EncoderLevel) (*zstd.Encoder, error) {
-	if z := e.encs[l]; z != nil {
-		return z, nil
-	}
-	z, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(l), zstd.WithEncoderConcurrency(1),
+	// One zstd encoder: literal entropy coding on at every level (the fast
+	// levels otherwise store a stream with no match whole: hex ids came
+	// out twice their size), no frame checksum (the segment's covers T).
+	z, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(opt.Level), zstd.WithEncoderConcurrency(1),
 		zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true), zstd.WithAllLitEntropyCompression(true),
-		zstd.WithWindowSize(e.opt.Window), zstd.WithSingleSegment(true))
+		zstd.WithWindowSize(opt.Window), zstd.WithSingleSegment(true))
 	if err != nil {
 		return nil, fmt.Errorf("columns: zstd encoder: %w", err)
 	}
-	e.encs[l] = z
-	return z, nil
+	return &Encoder{opt: opt, z: z}, nil
 }
+
+// Close releases the zstd encoder.
+func (e *Encoder) Close() { e.z.Close() }
 
 // windowSize is the power of two at or above n, at least zstd's minimum.
 func windowSize(n int) int {
@@ -126,11 +120,6 @@ func windowSize(n int) int {
 	return w
 }
 
-// levelFor is the level stream id is compressed at.
-func (e *Encoder) levelFor(id int) zstd.EncoderLevel {
-	return e.opt.Level
-}
-
 // Encode appends the compressed form of seg to dst and returns it.
 func (e *Encoder) Encode(dst []byte, seg *Segment) ([]byte, error) {
 	if seg.tlen < 1 || seg.tlen > e.opt.SegmentSize {
@@ -138,9 +127,7 @@ func (e *Encoder) Encode(dst []byte, seg *Segment) ([]byte, error) {
 	}
 	e.descs, e.body = e.descs[:0], e.body[:0]
 	for r := range MaxRoles {
-		if err := e.role(seg, r); err != nil {
-			return dst, err
-		}
+		e.role(seg, r)
 	}
 	h := append(e.head[:0], segVersion)
 	h = binary.AppendUvarint(h, uint64(seg.tlen))
@@ -164,123 +151,121 @@ func (e *Encoder) Encode(dst []byte, seg *Segment) ([]byte, error) {
 
 // Tokens (tokens.go) are tried on a role's strings of at least minTokens
 // bytes, in one segment of every retryTokens (the first included); the
-// segments between take the representation that won.
+// segments between take the representation that won. Planes (planes.go)
+// likewise, per stream of uvarints, one segment in retryPlanes. (A trial
+// compresses the strings twice: in one segment of eight it cost 6% of
+// Encode's time on app-cache.)
 const (
 	minTokens   = 4 << 10
-	retryTokens = 8
+	retryTokens = 16
+	retryPlanes = 16
 )
 
 // role compresses role r's streams into e.body and e.descs, in id order:
 // nums and order, then its strings as they are or as tokens, whichever
 // was smaller at the last trial.
-func (e *Encoder) role(seg *Segment, r int) error {
-	if err := e.parts(seg, r, partNums, partOrder); err != nil {
-		return err
-	}
+func (e *Encoder) role(seg *Segment, r int) {
+	e.parts(seg, r, partNums, partOrder)
 	data, lens := seg.bufs[dataID(r)], seg.bufs[lensID(r)]
 	st := &e.tok[r]
 	if r == 0 || len(data) < minTokens || len(lens) == 0 {
-		return e.parts(seg, r, partData, partLens)
+		e.parts(seg, r, partData, partLens)
+		return
 	}
 	try := st.left == 0
 	st.left = max(st.left-1, 0)
 	if !try && !st.use {
-		return e.parts(seg, r, partData, partLens)
+		e.parts(seg, r, partData, partLens)
+		return
 	}
 	n0, d0 := len(e.body), len(e.descs)
 	if try {
-		if err := e.parts(seg, r, partData, partLens); err != nil {
-			return err
-		}
+		e.parts(seg, r, partData, partLens)
 	}
 	n1, d1 := len(e.body), len(e.descs)
 	e.toks.reset()
-	if !e.toks.tokenize(data, lens) {
+	if !e.toks.tokenize(data, lens) { // lens that do not cut data: never from a Splitter
 		st.use, st.left = false, retryTokens-1
 		if !try {
-			return e.parts(seg, r, partData, partLens)
+			e.parts(seg, r, partData, partLens)
 		}
-		return nil
+		return
 	}
-	for part, b := range [...][]byte{partTmpl: e.toks.tmpl, partTNums: e.toks.nums, partTHex: e.toks.hex, partTLens: e.toks.lens} {
-		if part >= partTmpl {
-			if err := e.put(streamID(r, part), b); err != nil {
-				return err
-			}
-		}
-	}
+	e.put(streamID(r, partTmpl), e.toks.tmpl)
+	e.put(streamID(r, partTNums), e.toks.nums)
+	e.put(streamID(r, partTHex), e.toks.hex)
+	e.put(streamID(r, partTLens), e.toks.lens)
 	if !try {
-		return nil
+		return
 	}
 	st.use, st.left = len(e.body)-n1 < n1-n0, retryTokens-1
 	if st.use {
 		e.body = append(e.body[:n0], e.body[n1:]...)
 		e.descs = append(e.descs[:d0], e.descs[d1:]...)
-		return nil
+		return
 	}
 	e.body, e.descs = e.body[:n1], e.descs[:d1]
 	if cap(e.toks.tmpl) > 1<<20 { // a large role that lost: do not keep its scratch
 		e.toks = tokens{}
 	}
-	return nil
 }
 
 // parts compresses the parts from..to of role r that hold bytes.
-func (e *Encoder) parts(seg *Segment, r, from, to int) error {
+func (e *Encoder) parts(seg *Segment, r, from, to int) {
 	for part := from; part <= to; part++ {
-		if b := seg.bufs[streamID(r, part)]; len(b) > 0 {
-			if err := e.put(streamID(r, part), b); err != nil {
-				return err
-			}
-		}
+		e.put(streamID(r, part), seg.bufs[streamID(r, part)])
 	}
-	return nil
 }
 
 // put compresses stream id into e.body and notes its descriptor.
-func (e *Encoder) put(id int, b []byte) error {
+func (e *Encoder) put(id int, b []byte) {
 	if len(b) == 0 {
-		return nil
+		return
 	}
 	n0 := len(e.body)
 	var method int
-	var err error
-	if e.body, method, err = e.stream(e.body, id, b); err != nil {
-		return err
-	}
+	e.body, method = e.stream(e.body, id, b)
 	e.descs = append(e.descs, desc{id: id, method: method, raw: len(b), size: len(e.body) - n0})
-	return nil
 }
 
 // stream appends stream id's bytes b, compressed (or not) as it takes
 // fewest bytes, to body, and returns the method.
-func (e *Encoder) stream(body []byte, id int, b []byte) ([]byte, int, error) {
+func (e *Encoder) stream(body []byte, id int, b []byte) ([]byte, int) {
 	n0 := len(body)
 	if len(b) < minCompress {
-		return append(body, b...), methodStored, nil
+		return append(body, b...), methodStored
 	}
-	z, err := e.encoder(e.levelFor(id))
-	if err != nil {
-		return body, 0, err
-	}
+	z := e.z
 	body = slices.Grow(body, len(b)/2+4096) // most streams shrink to half or less
-	body = z.EncodeAll(b, body)
 	method := methodZstd
-	if id >= 1<<partBits && uvarintPart(id&(1<<partBits-1)) {
+	pl := &e.planesState[id]
+	uv := id >= 1<<partBits && uvarintPart(id&(1<<partBits-1))
+	switch {
+	case uv && pl.left == 0: // a trial: both ways, the smaller kept
+		body = z.EncodeAll(b, body)
 		e.planes = toPlanes(e.planes[:0], b)
 		n1 := len(body)
 		body = z.EncodeAll(e.planes, body)
-		if len(body)-n1 < n1-n0 {
+		pl.use, pl.left = len(body)-n1 < n1-n0, retryPlanes-1
+		if pl.use {
 			body = append(body[:n0], body[n1:]...)
 			method = methodPlanes
 		} else {
 			body = body[:n1]
 		}
+	case uv && pl.use:
+		pl.left--
+		e.planes = toPlanes(e.planes[:0], b)
+		body = z.EncodeAll(e.planes, body)
+		method = methodPlanes
+	default:
+		pl.left = max(pl.left-1, 0)
+		body = z.EncodeAll(b, body)
 	}
 	if len(body)-n0 >= len(b) {
-		return append(body[:n0], b...), methodStored, nil
+		return append(body[:n0], b...), methodStored
 	}
-	return body, method, nil
+	return body, method
 }
 
 // Decoder turns compressed segments back into T. It keeps its buffers from

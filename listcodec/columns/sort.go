@@ -12,7 +12,7 @@ import (
 // compress better in the order of their keys than in the order of the
 // hash table that saved them: neighbours in key order (files of one
 // directory) share more. A Splitter stores such a role's strings sorted by
-// key, and its order stream (part 3, id 4r+3) says, for each op that takes
+// key, and its order stream (part 1, id 8r+1) says, for each op that takes
 // a string of the role, in tape order, which of the stored strings it
 // takes: their indexes, uvarints, each string taken exactly once.
 

@@ -23,8 +23,9 @@ import (
 //
 // One Splitter serves one file: it learns the file's header from its
 // first record (T's magic) and keeps its dynamic roles (roles.go) from
-// segment to segment. It allocates nothing per record once its buffers
-// have grown. It is not safe for concurrent use.
+// segment to segment. Once its buffers have grown it allocates nothing
+// per record, but for the names of hash fields and key prefixes it counts
+// (at most 4096 at a time). It is not safe for concurrent use.
 type Splitter struct {
 	seg     *Segment
 	roles   roleTable
@@ -45,6 +46,8 @@ type Splitter struct {
 
 	pend  int // skeleton bytes no opSkel covers yet
 	elems []elem
+	check []byte // a blob rebuilt from its entries (rebuilds)
+	src   elemSource
 	name  []byte
 	sort  sorter
 }

@@ -1,6 +1,9 @@
 package columns
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // Blob kinds.
 const (
@@ -46,7 +49,7 @@ func (s *Splitter) blobIn(r *rd, kind int, lay layout, role int) {
 	if (st.enc == sRaw || st.enc == sT) && st.canon {
 		es, ok := parseBlob(kind, st.data, s.elems[:0])
 		s.elems = es
-		if ok {
+		if ok && s.rebuilds(kind, st.data, es) {
 			s.upto(at)
 			s.blobOps(kind, st.enc == sT, es, lay, role)
 			s.done = r.p
@@ -54,6 +57,53 @@ func (s *Splitter) blobIn(r *rd, kind int, lay layout, role int) {
 		}
 	}
 	s.emit(at, st, roleOther, r.p)
+}
+
+// rebuilds tells whether Join's builder, given the entries es, writes the
+// blob b byte for byte: the parsers accept only blobs it would write, and
+// this checks it, so that a blob taken apart never comes back otherwise.
+func (s *Splitter) rebuilds(kind int, b []byte, es []elem) bool {
+	need := len(b) + 16
+	s.check = room(s.check[:0], need)[:need]
+	var size int
+	var err error
+	switch kind {
+	case kindLP:
+		s.src = elemSource{es: es}
+		size, err = buildListpack(s.check, 0, len(es), &s.src)
+	case kindZL:
+		s.src = elemSource{es: es}
+		size, err = buildZiplist(s.check, 0, len(es), &s.src)
+	default:
+		w := intsetWidth(es[0].v, es[len(es)-1].v)
+		if isHead+len(es)*w > need {
+			return false
+		}
+		i := 0
+		size = buildIntset(s.check, w, len(es), func() int64 {
+			i++
+			if i == 1 {
+				return int64(zigzag(es[0].v))
+			}
+			return es[i-1].v - es[i-2].v - 1
+		})
+	}
+	return err == nil && size == len(b) && bytes.Equal(s.check[:size], b)
+}
+
+// elemSource gives parsed entries to a builder.
+type elemSource struct {
+	es []elem
+	i  int
+}
+
+func (e *elemSource) entry() ([]byte, int64, bool, error) {
+	if e.i >= len(e.es) {
+		return nil, 0, false, errEntryOp
+	}
+	x := e.es[e.i]
+	e.i++
+	return x.str, x.v, x.isInt, nil
 }
 
 func parseBlob(kind int, b []byte, es []elem) ([]elem, bool) {

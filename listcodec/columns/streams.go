@@ -139,7 +139,8 @@ func (s *Segment) Reset() {
 	s.tlen, s.sum = 0, 0
 }
 
-// RawLen is the number of bytes of all the streams.
+// RawLen is the number of bytes of all the streams (the segment split,
+// before compression).
 func (s *Segment) RawLen() int {
 	n := 0
 	for _, b := range s.bufs {
