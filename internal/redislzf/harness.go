@@ -6,6 +6,7 @@ package redislzf
 //	encode FILE        writes, per item, a little-endian uint32 n and the n
 //	                   bytes lzf_compress(raw, budget) made (n = 0: it
 //	                   returned 0)
+//	decode FILE        the same for lzf_decompress(comp, out, len(raw))
 //	time FILE ROUNDS   checks that every item encodes to its stream (when
 //	                   it has one) and decodes back, then prints the least
 //	                   CPU nanoseconds (of the thread) of ROUNDS passes of lzf_compress over
@@ -76,9 +77,11 @@ int main(int argc, char **argv) {
 	unsigned char *b = read_file(argv[2], &n);
 	item *it = parse(b, n, &count, &maxout);
 	unsigned char *out = malloc(maxout);
-	if (strcmp(argv[1], "encode") == 0) {
+	if (strcmp(argv[1], "encode") == 0 || strcmp(argv[1], "decode") == 0) {
+		int enc = strcmp(argv[1], "encode") == 0;
 		for (size_t i = 0; i < count; i++) {
-			unsigned int z = lzf_compress(it[i].raw, it[i].ulen, out, it[i].budget);
+			unsigned int z = enc ? lzf_compress(it[i].raw, it[i].ulen, out, it[i].budget)
+				: lzf_decompress(it[i].comp, it[i].clen, out, it[i].ulen);
 			unsigned char h[4] = {z, z >> 8, z >> 16, z >> 24};
 			fwrite(h, 1, 4, stdout);
 			fwrite(out, 1, z, stdout);

@@ -93,12 +93,24 @@ func sourceDir() (string, error) {
 // Encode runs lzf_compress on each item's Raw with its Budget and returns
 // the streams, nil where lzf_compress returned 0.
 func (h *Harness) Encode(dir string, items []Item) ([][]byte, error) {
+	return h.each(dir, items, "encode")
+}
+
+// Decode runs lzf_decompress on each item's Comp into an output of
+// len(Raw) bytes (Raw's contents are not used) and returns what it wrote,
+// nil where lzf_decompress returned 0 (a stream it refused).
+func (h *Harness) Decode(dir string, items []Item) ([][]byte, error) {
+	return h.each(dir, items, "decode")
+}
+
+// each runs the harness's encode or decode mode on items.
+func (h *Harness) each(dir string, items []Item, mode string) ([][]byte, error) {
 	s, err := h.Load(dir, items)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Close()
-	out, err := s.run("encode")
+	out, err := s.run(mode)
 	if err != nil {
 		return nil, err
 	}

@@ -403,18 +403,6 @@ func matchLen(src []byte, ref, ip int) int {
 	return n
 }
 
-// move32 copies *src to *dst in four 8-byte moves. (Assigning one [32]byte
-// to another calls memmove: the compiler cannot tell that they do not
-// overlap.) Taking arrays, it has no bounds to check.
-func move32(dst, src *[32]byte) {
-	a, b := binary.LittleEndian.Uint64(src[:]), binary.LittleEndian.Uint64(src[8:])
-	c, d := binary.LittleEndian.Uint64(src[16:]), binary.LittleEndian.Uint64(src[24:])
-	binary.LittleEndian.PutUint64(dst[:], a)
-	binary.LittleEndian.PutUint64(dst[8:], b)
-	binary.LittleEndian.PutUint64(dst[16:], c)
-	binary.LittleEndian.PutUint64(dst[24:], d)
-}
-
 // move16 is move32 for 16 bytes.
 func move16(dst, src *[16]byte) {
 	a, b := binary.LittleEndian.Uint64(src[:]), binary.LittleEndian.Uint64(src[8:])
