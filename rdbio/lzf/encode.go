@@ -158,7 +158,7 @@ type encState struct {
 	op, lit, ip, ref int
 }
 
-// fast runs encode's loop while a match leaves at least 32 bytes of input
+// fast runs encode's loop while a match leaves at least 16 bytes of input
 // after it, and the output has room to move 32 bytes past the literals
 // pending at it. It reports false where lzf_compress returns 0.
 //
@@ -178,7 +178,7 @@ func (e *Encoder) fast(src []byte, base int, s *encState) bool {
 		var ref int
 		var ok bool
 		for {
-			if ip+4+maxLiteral > len(src) {
+			if ip+4+fastTail > len(src) {
 				s.ip, s.ref = ip, -1
 				return true
 			}
@@ -215,27 +215,29 @@ func (e *Encoder) fast(src []byte, base int, s *encState) bool {
 			s.ip, s.ref = ip, ref
 			return true
 		}
-		// The literals: 16 or 32 bytes moved for each run, however long
-		// it is: the bytes past a short run are overwritten next. Most
-		// runs are short, and many empty: then the control byte and the
-		// bytes written are overwritten too, which costs less than a
-		// branch that guesses wrong. (Written out, as the match below:
-		// they are over Go's inlining budget.)
+		// The literals, moved 16 bytes at a time, however long the run:
+		// the bytes past a run are overwritten next. Most runs are
+		// short, and many empty: then the control byte and the bytes
+		// written are overwritten too, which costs less than a branch
+		// that guesses wrong. (Written out, as the match below: they are
+		// over Go's inlining budget.)
 		if n := ip - lit; n <= 16 {
 			out[op] = byte(n - 1)
 			move16((*[16]byte)(out[op+1:op+17]), (*[16]byte)(src[lit:lit+16]))
 		} else {
 			for ; lit < ip; lit += maxLiteral {
 				out[op] = byte(min(ip-lit, maxLiteral) - 1)
-				move32((*[32]byte)(out[op+1:op+33]), (*[32]byte)(src[lit:lit+32]))
+				move16((*[16]byte)(out[op+1:op+17]), (*[16]byte)(src[lit:lit+16]))
+				if lit+16 < ip {
+					move16((*[16]byte)(out[op+17:op+33]), (*[16]byte)(src[lit+16:lit+32]))
+				}
 				op += maxLiteral + 1
 			}
 		}
-		// The match: matchLen's loop, where the input after ip's first
-		// two bytes is at least 30 bytes long, so that lzf_c.c's
-		// exceptions do not arise: 8 bytes compared at a time, the last
-		// compare overlapping the one before. Most matches end within the
-		// first 8 bytes.
+		// The match: matchLen's loop, 8 bytes compared at a time, the
+		// last compare overlapping the one before. The input after ip's
+		// first two bytes is at least 14 bytes long, so that bytes 3 to
+		// 10 are within the limit. Most matches end there.
 		n := 3
 		if d := load64(src, ref+3) ^ load64(src, ip+3); d != 0 {
 			n += bits.TrailingZeros64(d) / 8
@@ -243,6 +245,9 @@ func (e *Encoder) fast(src []byte, base int, s *encState) bool {
 			// The rest: inline, as a call would make the compiler
 			// spill the values above on every match.
 			limit := min(len(src)-2-ip, maxRef)
+			if limit > 16 && limit < 19 {
+				limit = 19 // lzf_c.c's exception (matchLen)
+			}
 			for n = 11; n+8 <= limit; n += 8 {
 				if d := load64(src, ref+n) ^ load64(src, ip+n); d != 0 {
 					n += bits.TrailingZeros64(d) / 8
@@ -269,6 +274,11 @@ func (e *Encoder) fast(src []byte, base int, s *encState) bool {
 		t[hashOf(x)] = uint32(base + ip - 1)
 	}
 }
+
+// fastTail is how many bytes of input fast leaves after the positions it
+// probes: the 16 a literal move reads, which covers the first match
+// compare's 11.
+const fastTail = 16
 
 // probe hashes position ip into t, x holding the byte before it and its
 // three, and returns the entry it replaces and whether that is a match:
@@ -403,7 +413,9 @@ func matchLen(src []byte, ref, ip int) int {
 	return n
 }
 
-// move16 is move32 for 16 bytes.
+// move16 copies *src to *dst in two 8-byte moves. (Assigning one
+// [16]byte to another calls memmove: the compiler cannot tell that they do
+// not overlap.) Taking arrays, it has no bounds to check.
 func move16(dst, src *[16]byte) {
 	a, b := binary.LittleEndian.Uint64(src[:]), binary.LittleEndian.Uint64(src[8:])
 	binary.LittleEndian.PutUint64(dst[:], a)
