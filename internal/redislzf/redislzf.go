@@ -80,7 +80,7 @@ func Build(dir string, cflags []string) (*Harness, error) {
 func sourceDir() (string, error) {
 	dir := os.Getenv(EnvSource)
 	if dir == "" {
-		return "", fmt.Errorf("%w: %s is not set (a Redis source tree, or a directory holding its src/lzf*.{c,h})", ErrUnavailable, EnvSource)
+		return "", fmt.Errorf("%w: %s is not set (a Redis source tree, or the directory holding its lzf_c.c)", ErrUnavailable, EnvSource)
 	}
 	for _, d := range []string{dir, filepath.Join(dir, "src")} {
 		if _, err := os.Stat(filepath.Join(d, "lzf_c.c")); err == nil {
