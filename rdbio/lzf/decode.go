@@ -108,10 +108,10 @@ func DecodePrefix(dst, src []byte, want, ulen int) ([]byte, error) {
 // before; what is written is moved 8 bytes at a time where the output has
 // room for the few bytes more that this may write (the bytes past a run
 // are overwritten by the runs that follow, or lie past the output's end
-// and are never returned as decoded). Measured on the corpus's strings
-// (rdbz-bench lzf, docs/performance.md), this decoder runs at 1.1-1.4×
-// the speed of lzf_d.c built with gcc -O2, whose runs are byte by byte;
-// the copy of runs over 16 bytes called memmove, 5% of the time.
+// and are never returned as decoded). The copy of runs over 16 bytes
+// called memmove, 5% of the time on app-cache's strings; measured with
+// rdbz-bench lzf (docs/performance.md), this decoder runs at 1.1-1.7× the
+// speed of lzf_d.c built with gcc -O2, which copies byte by byte.
 func decodeInto(out, src []byte, stop int) (int, error) {
 	op, ip := 0, 0
 	for ip < len(src) && op < stop {

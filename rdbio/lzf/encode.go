@@ -122,12 +122,13 @@ func (e *Encoder) RedisSave(dst, src []byte) ([]byte, bool) {
 // literal's check is the strictest, and the check that follows it (before
 // a back reference, or at the end) implies it.
 //
-// fast does the work while the input has 32 bytes left and the output room
-// for 32 more; rest finishes. The split is for Go's register allocator:
-// Go's calling convention keeps no register across a call, so with the
-// calls of the general code (putLiterals' and matchLen's, or the memmove a
-// copy makes) in the loop, the loop's state was spilled and reloaded on
-// every position. See docs/performance.md for the measurements.
+// fast does the work up to the last 20 bytes of input, while the output
+// has room for 32 bytes more; rest finishes. The split is for Go's register
+// allocator: Go's calling convention keeps no register across a call, so
+// with the calls of the general code (putLiterals' and matchLen's, or the
+// memmove a copy makes) in the loop, the loop's state was spilled and
+// reloaded on every position. The measurements are in
+// docs/performance.md.
 func (e *Encoder) encode(out, src []byte) (int, bool) {
 	if e.next == 0 || e.next+len(src) > stale {
 		for i := range e.table {
