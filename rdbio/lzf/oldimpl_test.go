@@ -41,8 +41,9 @@ func refHashOf(h uint32) int {
 	return int((h>>(3*8-hashLog) - h*5) & hashMask)
 }
 
-// encode is the encoder as it was before the rewrite: it runs the compressor over src, writing into out (len(out) is the
-// budget). It returns the stream length, or false where lzf_compress returns 0.
+// encode is Encoder.encode as it was before the rewrite: it runs the
+// compressor over src, writing into out (len(out) is the budget). It
+// returns the stream length, or false where lzf_compress returns 0.
 //
 // The output holds, at all times, an open literal run: out[op-lit-1] is the
 // reserved control byte of a run whose lit bytes precede op. An empty run's
@@ -174,7 +175,8 @@ func refMatchLen(a, b []byte, maxlen int) int {
 	return n
 }
 
-// refDecodeInto is decodeInto as it was before the rewrite: it decodes src into out and returns the number of bytes written:
+// refDecodeInto is decodeInto as it was before the rewrite. It decodes
+// src into out and returns the number of bytes written:
 // all of src, or as far as the first run that reaches stop bytes of output.
 // It fails if the stream would write past len(out).
 func refDecodeInto(out, src []byte, stop int) (int, error) {
