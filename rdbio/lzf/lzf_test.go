@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	hdtlzf "github.com/hdt3213/rdb/lzf"
+	"github.com/rdbz/rdbz/internal/redislzf"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
@@ -379,4 +383,79 @@ func BenchmarkLZFEncodeMixed(b *testing.B) {
 			b.Fatal("does not fit")
 		}
 	}
+}
+
+// corpusLZF is the LZF strings of the generated corpus files that hold
+// the most: what rdbz-bench lzf measures against Redis's C code.
+func corpusLZF(b *testing.B) []redislzf.Item {
+	var items []redislzf.Item
+	for _, name := range []string{"app-cache.rdb", "lists-events-lzf.rdb"} {
+		d, err := redislzf.LZFStrings(filepath.Join(rdbiotest.Shared(), "corpus", "generated", name))
+		if err != nil {
+			b.Skip(err)
+		}
+		items = append(items, d.Items...)
+	}
+	return items
+}
+
+// benchCorpus runs pass over the corpus strings as a benchmark, reporting
+// besides the wall time the thread's CPU time (cpu-MB/s), which a busy
+// machine inflates less.
+func benchCorpus(b *testing.B, pass func(items []redislzf.Item, dst []byte)) {
+	items := corpusLZF(b)
+	var n int64
+	maxLen := 0
+	for _, it := range items {
+		n += int64(len(it.Raw))
+		maxLen = max(maxLen, len(it.Raw))
+	}
+	dst := make([]byte, bound(maxLen))
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b.SetBytes(n)
+	var cpu time.Duration
+	for b.Loop() {
+		start := redislzf.ThreadCPU()
+		pass(items, dst)
+		cpu += redislzf.ThreadCPU() - start
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/1e6/cpu.Seconds(), "cpu-MB/s")
+}
+
+// BenchmarkLZFCorpusEncode and BenchmarkLZFCorpusDecode pass over those
+// strings (MB/s of their decoded bytes); the Old ones do the same with the
+// encoder and decoder of before the rewrite.
+func BenchmarkLZFCorpusEncode(b *testing.B) {
+	var enc lzf.Encoder
+	benchCorpus(b, func(items []redislzf.Item, dst []byte) {
+		for _, it := range items {
+			enc.Encode(dst, it.Raw, it.Budget)
+		}
+	})
+}
+
+func BenchmarkLZFCorpusDecode(b *testing.B) {
+	benchCorpus(b, func(items []redislzf.Item, dst []byte) {
+		for _, it := range items {
+			lzf.Decode(dst, it.Comp, len(it.Raw))
+		}
+	})
+}
+
+func BenchmarkLZFCorpusEncodeOld(b *testing.B) {
+	var enc lzf.OldEncoder
+	benchCorpus(b, func(items []redislzf.Item, dst []byte) {
+		for _, it := range items {
+			lzf.OldEncode(&enc, dst[:it.Budget], it.Raw)
+		}
+	})
+}
+
+func BenchmarkLZFCorpusDecodeOld(b *testing.B) {
+	benchCorpus(b, func(items []redislzf.Item, dst []byte) {
+		for _, it := range items {
+			lzf.OldDecode(dst[:len(it.Raw)], it.Comp, len(it.Raw))
+		}
+	})
 }
