@@ -24,8 +24,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rdbz/rdbz/internal/redislzf"
 	"github.com/rdbz/rdbz/rdbio/lzf"
+	"github.com/rdbz/rdbz/rdbio/rdbiotest/redislzf"
 )
 
 // lzfBench runs the lzf mode; it builds nothing of rdbz's but the C

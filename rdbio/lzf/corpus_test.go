@@ -5,10 +5,10 @@ import (
 	"os"
 	"testing"
 
-	"github.com/rdbz/rdbz/internal/redislzf"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+	"github.com/rdbz/rdbz/rdbio/rdbiotest/redislzf"
 )
 
 // TestLZFReproducesCorpusNodes: every LZF list node that Redis 7.0 wrote in

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	hdtlzf "github.com/hdt3213/rdb/lzf"
-	"github.com/rdbz/rdbz/internal/redislzf"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+	"github.com/rdbz/rdbz/rdbio/rdbiotest/redislzf"
 )
 
 // bound is a budget no stream can exceed, with room for lzf_c.c's

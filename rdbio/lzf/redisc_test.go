@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rdbz/rdbz/internal/redislzf"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+	"github.com/rdbz/rdbz/rdbio/rdbiotest/redislzf"
 )
 
 // redisC builds Redis's LZF code from $RDBZ_REDIS_SRC, or skips the test.
