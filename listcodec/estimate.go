@@ -52,7 +52,7 @@ type Format2Prediction struct {
 func NewFormat2Estimate(ctx context.Context, opt CompressOptions) *Format2Estimate {
 	pr, pw := io.Pipe()
 	e := &Format2Estimate{pw: pw, done: make(chan struct{})}
-	o := format2.Options{Cap: opt.Cap, IgnoreChecksum: true, Workers: 1, Keep: opt.Keep}
+	o := format2.Options{Cap: opt.Cap, IgnoreChecksum: true, Workers: 1, Keep: opt.Keep, Columns: true} // as compress writes
 	go func() {
 		defer close(e.done)
 		e.st, e.err = format2.Estimate(ctx, io.Discard, pr, Format2EstimateEvery, o)

@@ -134,7 +134,15 @@ func runCompress(c *cli.Context) error {
 		if src.kind != listcodec.KindRDB {
 			return summary{}, fmt.Errorf("%w (%s): decompress it first, or keep it as it is", listcodec.ErrAlreadyCompressed, src.kind)
 		}
-		r := src.r
+		var r io.Reader = src.r
+		if f, ok := src.file.(*os.File); ok && !opt.Format2 && inputSize(src.path) > 0 {
+			// Format 1 trains on a sample of the whole file, in a pass of
+			// its own, when given the file itself (from its start).
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return summary{}, err
+			}
+			r = f
+		}
 		size := inputSize(c.Args().First())
 		opt.Phase = func(name string) {
 			if name == "training" {

@@ -114,6 +114,7 @@ type Writer struct {
 	hdr    Header
 	split  *columns.Splitter // Options.Columns
 	spare  []byte            // Options.Columns: the T buffer of the block split last
+	sched  *columns.Schedule // Options.Columns: the trials' schedule the compressors share
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	enc    *zstd.Encoder
@@ -259,7 +260,8 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 		bw.free <- j
 	}
 	if opt.Columns {
-		bw.split = columns.NewSplitter()
+		bw.split, bw.sched = columns.NewSplitter(), columns.NewSchedule()
+		context.AfterFunc(cctx, bw.sched.Abort) // no compressor waits for a trial that will not come
 	}
 	bw.cur = <-bw.free
 	if opt.Columns {
@@ -456,7 +458,7 @@ func (w *Writer) compressor() {
 	var ce *columns.Encoder
 	if w.opt.Columns {
 		var err error
-		if ce, err = columns.NewEncoder(columns.Options{Level: w.opt.Level, SegmentSize: w.opt.BlockSize}); err != nil {
+		if ce, err = columns.NewEncoder(columns.Options{Level: w.opt.Level, SegmentSize: w.opt.BlockSize, Schedule: w.sched}); err != nil {
 			w.cancel(fmt.Errorf("rdbz format 2: column encoder: %w", err))
 			return
 		}

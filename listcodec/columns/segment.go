@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"slices"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -31,6 +32,9 @@ type Options struct {
 	// SegmentSize is the largest segment the Encoder is given, in T bytes
 	// (DefaultSegmentSize when 0).
 	SegmentSize int
+	// Schedule, when several Encoders compress one file's segments, is
+	// the trials' schedule they share (NewSchedule); nil: the Encoder's own.
+	Schedule *Schedule
 	// Window is the zstd window, a power of two (DefaultWindow when 0, or
 	// the power of two at or above SegmentSize if that is smaller): a
 	// stream's matches reach this far back, and an encoder holds up to
@@ -73,18 +77,75 @@ type Encoder struct {
 	planes []byte
 	descs  []desc
 	toks   tokens
-	tok    [MaxRoles]tokState
-	// planesState is, for each stream of uvarints, whether its planes won
-	// the last trial (tokState's fields: the same schedule).
-	planesState [NumStreams]tokState
+	sched  *Schedule
+	// trial: the segment being encoded tries both representations of its
+	// roles' strings (tokens) and of its streams of uvarints (planes), and
+	// writes what won into plan; else it takes them from plan, its trial
+	// segment's.
+	trial bool
+	plan  *plan
 }
 
-// tokState is what an Encoder learnt of a role's strings as tokens: which
-// representation won the last trial, and for how many more segments it
-// stands.
-type tokState struct {
-	use  bool
-	left int
+// A plan is what the trials of one segment decided: for each role, whether
+// its strings go as tokens, and for each stream of uvarints, whether it
+// goes as planes.
+type plan struct {
+	tok    [MaxRoles]bool
+	planes [NumStreams]bool
+}
+
+// Schedule is the trials' schedule of one file, shared by its Encoders:
+// segment n (Segment.Seq) tries both representations when n is a multiple
+// of retryTokens, and the segments after it take what that trial decided,
+// whichever Encoder encodes which segment — so that the output does not
+// depend on how a pipeline spread the segments over its workers. A
+// segment whose trial is not done yet waits for it.
+type Schedule struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	plans   map[int]*plan // by trial segment, once its Encode is done
+	aborted bool
+}
+
+// NewSchedule returns the Schedule of one file.
+func NewSchedule() *Schedule {
+	s := &Schedule{plans: map[int]*plan{}}
+	s.cond = sync.NewCond(&s.mu)
+	return s
+}
+
+// Abort wakes every Encoder waiting on a trial that will not come (the
+// pipeline stops): they go on with the plain representations.
+func (s *Schedule) Abort() {
+	s.mu.Lock()
+	s.aborted = true
+	s.mu.Unlock()
+	s.cond.Broadcast()
+}
+
+// publish makes trial segment n's plan available, and forgets plans two
+// periods old (no segment waits on them any more once n's is done: the
+// segments of a period are in flight together, at most).
+func (s *Schedule) publish(n int, p *plan) {
+	s.mu.Lock()
+	s.plans[n] = p
+	delete(s.plans, n-2*retryTokens)
+	s.mu.Unlock()
+	s.cond.Broadcast()
+}
+
+// wait returns trial segment n's plan, once it is published (an empty
+// plan after Abort).
+func (s *Schedule) wait(n int) *plan {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.plans[n] == nil && !s.aborted {
+		s.cond.Wait()
+	}
+	if p := s.plans[n]; p != nil {
+		return p
+	}
+	return new(plan)
 }
 
 // NewEncoder returns an Encoder.
@@ -105,7 +166,11 @@ func NewEncoder(opt Options) (*Encoder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("columns: zstd encoder: %w", err)
 	}
-	return &Encoder{opt: opt, z: z}, nil
+	sched := opt.Schedule
+	if sched == nil {
+		sched = NewSchedule()
+	}
+	return &Encoder{opt: opt, z: z, sched: sched}, nil
 }
 
 // Close releases the zstd encoder.
@@ -126,6 +191,13 @@ func (e *Encoder) Encode(dst []byte, seg *Segment) ([]byte, error) {
 		return dst, fmt.Errorf("columns: segment of %d T bytes outside 1..%d", seg.tlen, e.opt.SegmentSize)
 	}
 	e.descs, e.body = e.descs[:0], e.body[:0]
+	first := seg.seq - seg.seq%retryTokens
+	if e.trial = seg.seq == first; e.trial {
+		e.plan = new(plan)
+		defer e.sched.publish(first, e.plan) // also when Encode fails: no segment waits forever
+	} else {
+		e.plan = e.sched.wait(first)
+	}
 	for r := range MaxRoles {
 		e.role(seg, r)
 	}
@@ -151,14 +223,13 @@ func (e *Encoder) Encode(dst []byte, seg *Segment) ([]byte, error) {
 
 // Tokens (tokens.go) are tried on a role's strings of at least minTokens
 // bytes, in one segment of every retryTokens (the first included); the
-// segments between take the representation that won. Planes (planes.go)
-// likewise, per stream of uvarints, one segment in retryPlanes. (A trial
+// segments between take the representation that won (Schedule). Planes
+// (planes.go) likewise, per stream of uvarints, in the same segments. (A trial
 // compresses the strings twice: in one segment of eight it cost 6% of
 // Encode's time on app-cache.)
 const (
 	minTokens   = 4 << 10
 	retryTokens = 16
-	retryPlanes = 16
 )
 
 // role compresses role r's streams into e.body and e.descs, in id order:
@@ -167,14 +238,12 @@ const (
 func (e *Encoder) role(seg *Segment, r int) {
 	e.parts(seg, r, partNums, partOrder)
 	data, lens := seg.bufs[dataID(r)], seg.bufs[lensID(r)]
-	st := &e.tok[r]
 	if r == 0 || len(data) < minTokens || len(lens) == 0 {
 		e.parts(seg, r, partData, partLens)
 		return
 	}
-	try := st.left == 0
-	st.left = max(st.left-1, 0)
-	if !try && !st.use {
+	try := e.trial
+	if !try && !e.plan.tok[r] {
 		e.parts(seg, r, partData, partLens)
 		return
 	}
@@ -185,7 +254,6 @@ func (e *Encoder) role(seg *Segment, r int) {
 	n1, d1 := len(e.body), len(e.descs)
 	e.toks.reset()
 	if !e.toks.tokenize(data, lens) { // lens that do not cut data: never from a Splitter
-		st.use, st.left = false, retryTokens-1
 		if !try {
 			e.parts(seg, r, partData, partLens)
 		}
@@ -198,8 +266,9 @@ func (e *Encoder) role(seg *Segment, r int) {
 	if !try {
 		return
 	}
-	st.use, st.left = len(e.body)-n1 < n1-n0, retryTokens-1
-	if st.use {
+	use := len(e.body)-n1 < n1-n0
+	e.plan.tok[r] = use
+	if use {
 		e.body = append(e.body[:n0], e.body[n1:]...)
 		e.descs = append(e.descs[:d0], e.descs[d1:]...)
 		return
@@ -238,28 +307,26 @@ func (e *Encoder) stream(body []byte, id int, b []byte) ([]byte, int) {
 	z := e.z
 	body = slices.Grow(body, len(b)/2+4096) // most streams shrink to half or less
 	method := methodZstd
-	pl := &e.planesState[id]
 	uv := id >= 1<<partBits && uvarintPart(id&(1<<partBits-1))
 	switch {
-	case uv && pl.left == 0: // a trial: both ways, the smaller kept
+	case uv && e.trial: // a trial: both ways, the smaller kept
 		body = z.EncodeAll(b, body)
 		e.planes = toPlanes(e.planes[:0], b)
 		n1 := len(body)
 		body = z.EncodeAll(e.planes, body)
-		pl.use, pl.left = len(body)-n1 < n1-n0, retryPlanes-1
-		if pl.use {
+		use := len(body)-n1 < n1-n0
+		e.plan.planes[id] = use
+		if use {
 			body = append(body[:n0], body[n1:]...)
 			method = methodPlanes
 		} else {
 			body = body[:n1]
 		}
-	case uv && pl.use:
-		pl.left--
+	case uv && e.plan.planes[id]:
 		e.planes = toPlanes(e.planes[:0], b)
 		body = z.EncodeAll(e.planes, body)
 		method = methodPlanes
 	default:
-		pl.left = max(pl.left-1, 0)
 		body = z.EncodeAll(b, body)
 	}
 	if len(body)-n0 >= len(b) {

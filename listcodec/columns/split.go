@@ -28,6 +28,7 @@ import (
 // (at most 4096 at a time). It is not safe for concurrent use.
 type Splitter struct {
 	seg     *Segment
+	next    int // the number of the next segment (Segment.Seq)
 	roles   roleTable
 	hdr     rdbio.Header
 	started bool // the first record was seen
@@ -62,6 +63,7 @@ func NewSplitter() *Splitter {
 // Start empties seg and makes it the segment the next records go to.
 func (s *Splitter) Start(seg *Segment) {
 	seg.Reset()
+	seg.seq, s.next = s.next, s.next+1
 	s.seg, s.total, s.pend = seg, 0, 0
 	s.sort.reset()
 }

@@ -100,7 +100,11 @@ type Segment struct {
 	bufs [NumStreams][]byte
 	tlen int    // T bytes the segment stands for
 	sum  uint32 // CRC-32C of those bytes
+	seq  int    // its number in the file (Splitter.Start), for the trials' Schedule
 }
+
+// Seq is the segment's number in its file, from 0 (Splitter.Start).
+func (s *Segment) Seq() int { return s.seq }
 
 // TLen is the number of T bytes the segment stands for.
 func (s *Segment) TLen() int { return s.tlen }

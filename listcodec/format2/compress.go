@@ -299,7 +299,9 @@ func (c *csink) Envelope(i envelope.Info) {
 
 func (c *csink) Begin(key []byte, input int64) error {
 	if c.w != nil && c.every > 1 {
-		c.skip = (c.seen/int64(c.opt.BlockSize))%c.every != 0
+		// The first TrainBytes of T whole (a small dump exactly), then one
+		// window in every.
+		c.skip = c.seen >= c.opt.TrainBytes && (c.seen/int64(c.opt.BlockSize))%c.every != 0
 		if c.skip {
 			return nil
 		}
