@@ -24,6 +24,11 @@ func FuzzReader(f *testing.F) {
 			f.Add(file)
 		}
 	}
+	// Column segments (2.2).
+	for _, bs := range []int{MinBlockSize, 4 << 10} {
+		file, _ := writeRecords(f, data, recs, nil, Options{BlockSize: bs, Columns: true})
+		f.Add(file)
+	}
 	// An index of several sections.
 	pd, precs := randomStream(22, 1500, 30)
 	parted, _ := writeRecords(f, pd, precs, nil, Options{BlockSize: 16 << 10, IndexShare: 0.2})

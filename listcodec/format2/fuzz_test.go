@@ -23,7 +23,7 @@ func FuzzDecompress(f *testing.F) {
 	// small: Go's minimizer is quadratic in an input's length, and new
 	// inputs of the 7 KB a seed of all of small.rdb makes held a worker a
 	// minute each (the fuzzer looked stalled).
-	for _, o := range []Options{{NoDict: true}, {Dict: dict}, {BlockSize: 1 << 10, NoDict: true}} {
+	for _, o := range []Options{{NoDict: true}, {Dict: dict}, {BlockSize: 1 << 10, NoDict: true}, {Columns: true}, {Columns: true, BlockSize: 1 << 10}} {
 		var z bytes.Buffer
 		if _, err := Compress(context.Background(), &z, bytes.NewReader(src), o); err != nil {
 			f.Fatal(err)
