@@ -77,22 +77,24 @@ func CompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt Comp
 	opt = opt.withDefaults()
 	start := time.Now()
 	st := &Stats{}
+	trained := false // by a first pass over the file
 	if f, ok := src.(seekFile); ok && opt.Dict == nil && !opt.Train.Stream && isRegular(f) {
 		opt.phase("sampling")
 		d, note, err := trainFromFile(ctx, f, opt)
 		if err != nil {
 			return st, err
 		}
-		if d == nil { // compression does not pay: copy unchanged
-			opt.phase("copying")
-			n, err := rdbio.Copy(dst, f, opt.Options)
-			st.BytesIn, st.BytesOut, st.Note, st.Elapsed = n, n, note, time.Since(start)
-			return st, err
+		if d == nil {
+			// Compression does not pay: a format-1 file all the same (its
+			// marker, the nodes as they were), which decompress reads,
+			// not an RDB it would refuse.
+			st.Note = note
 		}
 		opt.Dict = d
+		trained = true
 	}
 	opt.phase("compressing")
-	c := &compressor{opt: opt}
+	c := &compressor{opt: opt, trained: trained}
 	err := c.run(ctx, dst, src, st)
 	st.Elapsed = time.Since(start)
 	return st, err
@@ -141,9 +143,10 @@ const (
 
 // compressor is Compress's handler of the transcoder.
 type compressor struct {
-	opt   CompressOptions
-	t     *transcoder
-	state compressState
+	opt     CompressOptions
+	trained bool // the dictionary (or none: opt.Dict nil) was decided by a first pass
+	t       *transcoder
+	state   compressState
 	// stateTrain
 	held    []*item
 	heldB   int64
@@ -159,12 +162,15 @@ func (c *compressor) run(ctx context.Context, dst io.Writer, src io.Reader, st *
 	if err := t.ch.inject(formatAux()); err != nil {
 		return t.p.stop(err)
 	}
-	if c.opt.Dict != nil {
+	switch {
+	case c.opt.Dict != nil:
 		c.state = stateCompress
 		if err := c.useDict(c.opt.Dict); err != nil {
 			return t.p.stop(err)
 		}
-	} else {
+	case c.trained: // no dictionary pays: the nodes pass as they are
+		c.state = stateCompress
+	default:
 		c.state = stateWait
 		c.sampler = newNodeSampler(c.opt.Train.SampleBytes, c.opt.Train.TrainBytes, c.opt.Train.seed())
 	}
