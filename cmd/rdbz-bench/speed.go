@@ -44,6 +44,7 @@ type cmdSpec struct {
 // timing is the best of several runs.
 type timing struct {
 	secs   float64 // least wall time
+	cpu    float64 // CPU seconds (user + system) of the run with the least wall time
 	rss    int64   // largest peak RSS, KiB
 	stderr string  // the command's stderr (of runOnce's one run)
 	err    error
@@ -282,7 +283,10 @@ func better(t, u timing) timing {
 		t.err = u.err
 		return t
 	}
-	t.secs, t.rss = min(t.secs, u.secs), max(t.rss, u.rss)
+	if u.secs < t.secs {
+		t.secs, t.cpu = u.secs, u.cpu
+	}
+	t.rss = max(t.rss, u.rss)
 	return t
 }
 
@@ -295,7 +299,7 @@ func runOnce(c cmdSpec) timing {
 	}
 	stat.Close()
 	defer os.Remove(stat.Name())
-	cmd := exec.Command("/usr/bin/time", append([]string{"-o", stat.Name(), "-f", "%M", c.name}, c.args...)...)
+	cmd := exec.Command("/usr/bin/time", append([]string{"-o", stat.Name(), "-f", "%U %S %M", c.name}, c.args...)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out := os.DevNull
@@ -335,12 +339,16 @@ func runOnce(c cmdSpec) timing {
 		return timing{err: fmt.Errorf("%s %s: %w: %s", c.name, strings.Join(c.args, " "), err, lastLines(stderr.String(), 3))}
 	}
 	b, _ := os.ReadFile(stat.Name())
-	lines := strings.Fields(string(b))
+	f := strings.Fields(string(b))
 	var rss int64
-	if len(lines) > 0 {
-		rss, _ = strconv.ParseInt(lines[len(lines)-1], 10, 64)
+	var cpu float64
+	if n := len(f); n >= 3 {
+		rss, _ = strconv.ParseInt(f[n-1], 10, 64)
+		u, _ := strconv.ParseFloat(f[n-3], 64)
+		sy, _ := strconv.ParseFloat(f[n-2], 64)
+		cpu = u + sy
 	}
-	return timing{secs: secs, rss: rss, stderr: stderr.String()}
+	return timing{secs: secs, cpu: cpu, rss: rss, stderr: stderr.String()}
 }
 
 func printSpeedRow(r speedRow) {
