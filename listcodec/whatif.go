@@ -265,12 +265,17 @@ func (w *WhatIf) Estimate(in EstimateInput) (*WhatIfReport, error) {
 	if err := w.evaluate(rep, dict); err != nil {
 		return nil, err
 	}
-	if !rep.Unchanged {
-		aux := len(formatAux()) + len(dictAux(dict, false))
-		if in.ChecksumDisabled {
-			aux += len(sourceCRCAux())
-		}
+	aux := len(formatAux())
+	if in.ChecksumDisabled {
+		aux += len(sourceCRCAux())
+	}
+	switch {
+	case !rep.Unchanged:
+		aux += len(dictAux(dict, false))
 		rep.RdbzCompressBytes = fileBytes - w.stored + rep.Nodes.Rdbz + int64(aux)
+	case !compressed:
+		// No dictionary pays: a format-1 file of the nodes as they were.
+		rep.RdbzCompressBytes = fileBytes + int64(aux)
 	}
 	return rep, nil
 }
@@ -396,10 +401,6 @@ func (w *WhatIf) evaluate(rep *WhatIfReport, dict *node.Dict) error {
 // writes by default.
 func (r *WhatIfReport) SetFormat2(p *Format2Prediction) {
 	r.Format2, r.Format1Bytes = p, r.RdbzCompressBytes
-	r.RdbzCompressBytes = min(p.Bytes, r.FileBytes)
-	r.Unchanged = p.Bytes >= r.FileBytes
-	r.Note = ""
-	if r.Unchanged {
-		r.Note = "format 2 would not be smaller: compress copies the input unchanged"
-	}
+	r.RdbzCompressBytes = p.Bytes // format 2 is always written
+	r.Unchanged, r.Note = false, ""
 }
