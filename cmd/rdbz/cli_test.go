@@ -283,16 +283,16 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-// TestManPageUpToDate: docs/rdbz.1 is what rdbz man prints (go generate
+// TestManPageUpToDate: cmd/rdbz/rdbz.1 is what rdbz man prints (go generate
 // ./cmd/rdbz).
 func TestManPageUpToDate(t *testing.T) {
 	page, _ := mustRun(t, "man")
-	file, err := os.ReadFile("../../docs/rdbz.1")
+	file, err := os.ReadFile("rdbz.1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if page != string(file) || !strings.Contains(page, ".SS compress") {
-		t.Fatal("docs/rdbz.1 is not rdbz man's output: run go generate ./cmd/rdbz")
+		t.Fatal("cmd/rdbz/rdbz.1 is not rdbz man's output: run go generate ./cmd/rdbz")
 	}
 }
 

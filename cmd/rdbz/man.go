@@ -8,10 +8,10 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-//go:generate sh -c "go run . man > ../../docs/rdbz.1"
+//go:generate sh -c "go run . man > rdbz.1"
 
 // manCommand prints the man page, written from the commands' definitions
-// (their usage, arguments, descriptions and flags): docs/rdbz.1 is its
+// (their usage, arguments, descriptions and flags): cmd/rdbz/rdbz.1 is its
 // output (go generate ./cmd/rdbz). urfave/cli's own page lacked a usage
 // line per command, an EXIT STATUS and EXAMPLES, printed numeric flags as
 // --shards="" and let roff eat the backslashes of the help texts.
