@@ -20,7 +20,7 @@ import (
 // lzfLine is the count of LZF strings in format 2's summary line.
 var lzfLine = regexp.MustCompile(`(\d+) LZF strings decoded`)
 
-// compressFile runs `rdbz compress -f -o out in` once and returns how many
+// compressFile runs `rdbz compress -v -f -o out in` once and returns how many
 // LZF strings its summary line says it decoded: more than none means a
 // dump saved with rdbcompression yes (or with list-compress-depth, whose
 // LZF nodes cost the same to decode and encode again). This counts every
