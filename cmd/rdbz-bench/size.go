@@ -21,12 +21,12 @@ import (
 var lzfLine = regexp.MustCompile(`(\d+) LZF strings decoded`)
 
 // compressFile runs `rdbz compress -v -f -o out in` once and returns how many
-// LZF strings its summary line says it decoded: more than none means a
+// LZF strings its detail line (-v) says it decoded: more than none means a
 // dump saved with rdbcompression yes (or with list-compress-depth, whose
 // LZF nodes cost the same to decode and encode again). This counts every
 // string, where `rdbz info` counts only LZF list nodes.
 func (b *bench) compressFile(in, out string) (int64, error) {
-	t := runOnce(cmdSpec{name: b.bin, args: []string{"compress", "-f", "-o", out, in}})
+	t := runOnce(cmdSpec{name: b.bin, args: []string{"compress", "-v", "-f", "-o", out, in}}) // -v: the detail line
 	if t.err != nil {
 		return 0, t.err
 	}
