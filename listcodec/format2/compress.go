@@ -357,6 +357,14 @@ func (c *csink) start(w io.Writer) error {
 		c.opt.Level = c.autoLevel()
 	}
 	level := c.opt.Level
+	if c.opt.Columns && level >= BestLevel {
+		// Column segments at the best level: one best encoder's 34 MiB
+		// of tables beside three segments in flight took compress -19 to
+		// 76–78 MiB; SpeedBetterCompression on two workers stays within
+		// 64 MiB and was within 2% of best on the dumps but Go source
+		// (listcodec/columns/MEASURED.md): the best that fits.
+		level = zstd.SpeedBetterCompression
+	}
 	c.st.Level = level
 	workers := c.opt.Workers
 	if level >= BestLevel {
