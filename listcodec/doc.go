@@ -1,22 +1,19 @@
-// Package listcodec is rdbz's compress/decompress pipeline for the list
-// values of RDB files: the quicklist node strings (ziplists, listpacks and
-// PLAIN elements) inside list types 10, 14 and 18.
+// Package listcodec is rdbz's file formats: it opens any input as the RDB
+// it holds (Open, Peek, Sniff: the one place a format is told), compresses
+// an RDB (Compress: format 2 through listcodec/format2, or format 1) and
+// turns an rdbz file back into an RDB (Decompress), and predicts what
+// compress writes (the what-if, WhatIf and Format2Estimate).
 //
-// The pipeline (Compress, Decompress; transcode.go, pipeline.go) streams an
-// RDB file through rdbio's Reader, cuts list values into node items,
-// re-encodes them on a pool of workers, each with its own codec
-// (listcodec/node), and writes everything back in input order through
-// rdbio's Writer; everything that is not a list node passes through byte
-// for byte. Memory is bounded by the options (queue bytes, capture cap,
-// training sample), not by the file. The file format it writes is
-// FORMAT.md; its AUX names are listcodec/format's.
+// Format 2 (FORMAT.md §2–§3) is package format2 over the container
+// listcodec/block, whose blocks are column segments (listcodec/columns,
+// 2.2) or zstd frames (2.1, with a dictionary). Format 1 (FORMAT.md
+// Appendix A) is the pipeline of this package's root (transcode.go,
+// pipeline.go): it streams an RDB through rdbio's Reader, cuts list values
+// into node items, re-encodes them on a pool of workers (listcodec/node)
+// and writes everything back in input order; its AUX names are
+// listcodec/format's. Memory is bounded by the options (queue bytes,
+// capture cap, training sample), never by the file.
 //
-// Training (training.go: BuildDict, NodeSampler) follows the same rules for
-// Compress, `rdbz train` and the what-if (whatif.go: WhatIf, Compress's dry
-// run, which rdbio/analyze runs). The defaults of every option live in
-// defaults.go; a zero option field means its default, and the command line
-// shows the same values.
-//
-// listcodec does not parse the RDB grammar (rdbio does), does not analyze
-// files (rdbio/analyze does) and does not compare them (listcodec/verify).
+// listcodec does not parse the RDB grammar (rdbio does), nor analyze,
+// convert or compare files (the tools under cmd/rdbz/internal do).
 package listcodec

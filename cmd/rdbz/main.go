@@ -1,14 +1,18 @@
-// Command rdbz transcodes Redis RDB snapshots: it compresses the quicklist
-// nodes of list values with a shared zstd dictionary, turns them back into
-// what a stock redis-server loads, and reports what a dump holds.
+// Command rdbz transcodes Redis RDB snapshots: it compresses a dump by its
+// structure (rdbz format 2.2: its records split into streams by role,
+// FORMAT.md), turns it back into what a stock redis-server loads or into
+// the source byte for byte, reports what a dump holds, converts it for
+// another server and gets keys and data out of it.
 //
-// This package is the command-line wiring only (flags → options → call →
-// print): the RDB grammar lives in rdbio, the server table in
-// rdbio/servers, the reports of info and analyze in rdbio/analyze,
-// conversions in rdbio/convert, the compress/decompress pipeline in
-// listcodec, its node codec in listcodec/node and the rdbz format's names in
-// listcodec/format, verify in listcodec/verify and the dictionary trainer in
-// train.
+// This package is the command-line wiring (flags → options → call →
+// print), with every input opened one way (source.go: listcodec.Open, the
+// RDB an rdbz file holds, checked to its end). The RDB grammar is rdbio;
+// the rdbz formats, compress and decompress are listcodec (format 2 in
+// listcodec/format2, its container in listcodec/block, its column
+// segments in listcodec/columns, format 1 at listcodec's root); the
+// dictionary trainer is train; the tools above both libraries are under
+// cmd/rdbz/internal (analyze, convert, export, reshape, splitmerge, verify,
+// ...).
 package main
 
 import (

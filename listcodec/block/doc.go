@@ -1,7 +1,8 @@
 // Package block is rdbz's format-2 container: a byte stream (the dump's
 // record stream with every LZF string decoded, called T) cut into blocks at
-// record boundaries, each block one zstd frame compressed with one
-// dictionary, and an index at the end that names, per block, where it lies
+// record boundaries, each block a column segment (format 2.2,
+// listcodec/columns, in a skippable frame) or one zstd frame compressed
+// with one dictionary (2.1), and an index at the end that names, per block, where it lies
 // in the file and in T, where its first record starts, the writer's state
 // there, and a filter of the keys of the records that start in it (cut
 // into sections by value), so that one key's block can be found reading one
@@ -17,7 +18,8 @@
 // block alone (DecodeBlock) or T from a block on (StreamFrom).
 //
 // Memory is bounded by the options, never by the input: a Writer holds
-// Workers+2 blocks and their frames, the encoders (one per worker, windows
+// Workers+1 blocks (at most 16 MiB of them, and two of T in 2.2) and
+// their frames, the encoders (one per worker, windows
 // of one block), the index's entries (about 100 bytes a block) and its
 // filters up to SpillAt bytes (then a temporary file holds them, held.go);
 // a Reader holds Lookahead frames and decoded blocks, the dictionary (at
@@ -30,7 +32,8 @@
 // ErrLimit or ErrVersion.
 //
 // The whole file is a sequence of zstd frames (skippable frames for the
-// header and the index), so `zstd -d -D DICT` reproduces T as well.
+// header, the index and 2.2's segments), so `zstd -d -D DICT` reproduces T
+// from a 2.1 file as well.
 //
 // block knows nothing of the RDB grammar: records are opaque bytes with an
 // optional key. It does not train dictionaries (package train does) and does

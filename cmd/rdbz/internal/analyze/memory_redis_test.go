@@ -32,7 +32,8 @@ const (
 // largest MEMORY USAGE key SAMPLES 0 with that key's estimate. By default
 // it leaves out the generated files over rdbiotest.MediumBytes (loading
 // them three times takes a while); RDBZ_LONG=1 takes every file.
-// RDBZ_MEMORY_TABLE=FILE writes the table docs/analyze.md shows.
+// RDBZ_MEMORY_TABLE=FILE writes the table of each key's estimate beside
+// redis's MEMORY USAGE.
 func TestMemoryMatchesRedis(t *testing.T) {
 	var table strings.Builder
 	table.WriteString("| file | keys | used_memory_dataset | estimate | off | Σ MEMORY USAGE | Σ estimates | worst top-10 key | off |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |\n")

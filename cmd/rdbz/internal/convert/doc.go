@@ -14,8 +14,7 @@
 // otherwise. What a target reads is rdbio/servers' table: the same table
 // decides rdbio/analyze's verdicts and what convert rewrites.
 //
-// rdbz-compressed inputs (first record the AUX rdbz-format) are decoded on
-// the way by listcodec's decompressor, into LZF nodes as Redis saves them.
-// convert imports listcodec, which imports only rdbio and its own
-// subpackages: the dependency runs one way.
+// Convert reads an RDB: the command line gives it the RDB an rdbz file
+// holds (listcodec.Open); an rdbz-compressed list node (0xC4) left in its
+// input is an error.
 package convert

@@ -31,9 +31,8 @@ const (
 	partLevel     = zstd.SpeedDefault
 )
 
-// partTrainBytes is what a format-2 part holds before it starts writing
-// (format2.Options.TrainBytes): a part smaller than it that format 2
-// would not make smaller is written as its RDB (as compress does).
+// partTrainBytes is what a format-2 part holds to train its dictionary
+// on when the input gives none (format2.Options.TrainBytes).
 const partTrainBytes = 1 << 20
 
 // SplitResult is what Split did.
