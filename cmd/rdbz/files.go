@@ -159,15 +159,3 @@ type readCloser struct {
 	io.Reader
 	io.Closer
 }
-
-type closers []io.Closer
-
-func (cs closers) Close() error {
-	var first error
-	for _, c := range cs {
-		if err := c.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}

@@ -71,15 +71,6 @@ func (s *source) cause(err error) error {
 // fail names the input in err, or in the root of it (cause).
 func (s *source) fail(err error) error { return named(s.path, s.cause(err)) }
 
-// stats is what decoding an rdbz input did (nil for an RDB), complete
-// after finish.
-func (s *source) stats() *listcodec.Stats {
-	if s.in == nil {
-		return nil
-	}
-	return s.in.Stats()
-}
-
 // close stops the decoding, if any, and closes the file.
 func (s *source) close() {
 	if s.in != nil {
