@@ -14,7 +14,7 @@ import (
 // byte-identical.
 func TestCorruptByDesign(t *testing.T) {
 	seen := 0
-	for _, cf := range rdbiotest.Files(t) {
+	for _, cf := range rdbiotest.Sweep(t) {
 		if !cf.CorruptByDesign() {
 			continue
 		}

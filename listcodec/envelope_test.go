@@ -46,7 +46,7 @@ func decompressEnvelope(t *testing.T, in []byte, to Form, env Envelope) []byte {
 }
 
 // TestEnvelopeCorpus: every corpus file (the generated ones up to
-// MediumBytes unless RDBZ_LONG=1) in a VKCS envelope made by the lz4 tool
+// SmallBytes unless RDBZ_LONG=1) in a VKCS envelope made by the lz4 tool
 // compresses from a file to format 2, and decompress --to original gives the enveloped file back
 // as checkRewrapped says, --envelope none the plain file byte for byte,
 // and --to lzf, for mixed-all-types.rdb, what redis loads with the plain
@@ -56,7 +56,7 @@ func TestEnvelopeCorpus(t *testing.T) {
 		t.Logf("rewrapped files byte-identical to the lz4 tool's: %d of %d", rewrapIdentical, rewrapChecked)
 	}()
 	for _, cf := range rdbiotest.Files(t) {
-		if fi, err := os.Stat(cf.Path); err == nil && fi.Size() > rdbiotest.MediumBytes && !rdbiotest.Long() {
+		if fi, err := os.Stat(cf.Path); err == nil && fi.Size() > rdbiotest.SmallBytes && !rdbiotest.Long() {
 			continue
 		}
 		t.Run(cf.Name, func(t *testing.T) {

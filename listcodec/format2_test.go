@@ -16,8 +16,9 @@ import (
 // TestFormat2Corpus: every corpus file → format 2 → decompress --to
 // original is the file byte for byte, never larger than it; for every file
 // redis 7.0 loads, --to raw and --to lzf load with the original's digest.
-// The fixed test dictionary and the fastest level keep it quick (training
-// is TestFormat2Stream's); RDBZ_LONG=1 adds the generated dumps over 5 MB.
+// Written as compress writes by default (2.2) at the fastest level, and in
+// 2.1 with the fixed test dictionary; RDBZ_LONG=1 adds the generated dumps
+// over 5 MB.
 func TestFormat2Corpus(t *testing.T) {
 	for _, cf := range rdbiotest.Files(t) {
 		if cf.Folder == "generated" && !rdbiotest.Long() {
@@ -30,8 +31,13 @@ func TestFormat2Corpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt := CompressOptions{Format2: true, Flow: Flow{Workers: 2}, Dict: testDictFile(t), Level: zstd.SpeedFastest}
+			// As compress writes by default (2.2, column segments), at the
+			// fastest level; then 2.1 (with a dictionary) byte for byte.
+			opt := CompressOptions{Format2: true, Flow: Flow{Workers: 2}, Level: zstd.SpeedFastest}
 			comp, _, err := compressFile(t, cf.Path, opt)
+			if err == nil {
+				checkFormat21(t, cf.Path, in)
+			}
 			if errors.Is(err, rdbio.ErrChecksum) || cf.CorruptByDesign() && err != nil {
 				t.Logf("refused as copy refuses it: %v", err)
 				return
@@ -42,7 +48,7 @@ func TestFormat2Corpus(t *testing.T) {
 			// Always format 2, as zstd always writes a frame: at worst
 			// the input, the dictionary it was given, its framing and
 			// index (1%).
-			if len(comp) > len(in)+len(opt.Dict.Bytes)+len(in)/100+1024 {
+			if len(comp) > len(in)+len(in)/100+1024 {
 				t.Errorf("%d bytes out for %d in", len(comp), len(in))
 			}
 			if !format2.IsFormat2(comp) {
@@ -53,6 +59,20 @@ func TestFormat2Corpus(t *testing.T) {
 			}
 			judgeCorpusFile(t, cf, comp)
 		})
+	}
+}
+
+// checkFormat21 compresses the file in format 2.1 (a dictionary turns the
+// column segments off) and fails unless it decompresses to in.
+func checkFormat21(t *testing.T, path string, in []byte) {
+	t.Helper()
+	opt := CompressOptions{Format2: true, Flow: Flow{Workers: 2}, Dict: testDictFile(t), Level: zstd.SpeedFastest}
+	comp, _, err := compressFile(t, path, opt)
+	if err != nil {
+		t.Fatalf("compress 2.1: %v", err)
+	}
+	if back := decompressBytes(t, comp, ToOriginal); !bytes.Equal(back, in) {
+		t.Fatalf("2.1: decompress --to original differs from the input (%d vs %d bytes)", len(back), len(in))
 	}
 }
 

@@ -67,6 +67,13 @@ func (it *item) cost() int64 {
 	return n
 }
 
+// freeItems is how many idle items the pipeline keeps for reuse. A
+// sync.Pool was measured to lose them at every GC, which under the memory
+// limit runs often: streaming a 1 GiB node then spent most of its CPU
+// growing fresh 256 KiB chunks by append. Kept items hold at most
+// freeItems × scratchKeep × 3 bytes.
+const freeItems = 4
+
 // scratchKeep is the largest scratch buffer a worker keeps between nodes;
 // a larger one (a node near the cap) is dropped after use, so that idle
 // workers hold little whatever nodes they saw.
@@ -147,7 +154,7 @@ type pipeline struct {
 	wg      sync.WaitGroup // workers
 	written chan struct{}  // closed when the writer goroutine ends
 	stats   *Stats
-	pool    sync.Pool
+	free    chan *item // items to reuse, with their buffers
 	stopCtx func() bool // stops watching the context
 }
 
@@ -158,9 +165,8 @@ func newPipeline(ctx context.Context, w *rdbio.Writer, queue int, maxBytes int64
 	p := &pipeline{
 		w: w, items: make(chan *item, queue), jobs: make(chan *item, queue),
 		budget: newBudget(maxBytes), abort: make(chan struct{}), written: make(chan struct{}),
-		stats: stats,
+		stats: stats, free: make(chan *item, freeItems),
 	}
-	p.pool.New = func() any { return &item{done: make(chan struct{}, 1)} }
 	p.stopCtx = context.AfterFunc(ctx, func() { p.fail(context.Cause(ctx)) })
 	go p.writeLoop()
 	return p
@@ -219,7 +225,12 @@ func (p *pipeline) failed() error {
 }
 
 func (p *pipeline) newItem(kind itemKind) *item {
-	it := p.pool.Get().(*item)
+	var it *item
+	select {
+	case it = <-p.free:
+	default:
+		it = &item{done: make(chan struct{}, 1)}
+	}
 	it.kind, it.changed, it.err, it.charge = kind, false, nil, 0
 	it.outEnc, it.outFlags, it.unfaithful = 0, 0, false
 	it.buf, it.hdr, it.out = it.buf[:0], it.hdr[:0], it.out[:0]
@@ -259,7 +270,10 @@ func (p *pipeline) writeLoop() {
 		}
 		p.budget.give(it.charge)
 		it.buf, it.hdr, it.out = trim(it.buf), trim(it.hdr), trim(it.out)
-		p.pool.Put(it)
+		select {
+		case p.free <- it:
+		default:
+		}
 	}
 }
 
@@ -337,6 +351,10 @@ func (c *chunker) Write(b []byte) (int, error) {
 			c.cur = c.p.newItem(c.kind)
 		}
 		k := min(len(b), chunkSize-len(c.cur.buf))
+		if len(c.cur.buf)+k > cap(c.cur.buf) {
+			// Grown once to a whole chunk, not by append's doublings.
+			c.cur.buf = append(make([]byte, 0, chunkSize), c.cur.buf...)
+		}
 		c.cur.buf = append(c.cur.buf, b[:k]...)
 		b = b[k:]
 		if len(c.cur.buf) >= chunkSize {

@@ -11,4 +11,4 @@ import (
 var corpusDir = filepath.Join(rdbiotest.Shared(), "corpus")
 
 // corpusFiles lists every corpus file (skipping when the corpus is absent).
-func corpusFiles(t testing.TB) []rdbiotest.File { return rdbiotest.Files(t) }
+func corpusFiles(t testing.TB) []rdbiotest.File { return rdbiotest.Sweep(t) }

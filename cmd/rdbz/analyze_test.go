@@ -61,7 +61,7 @@ func runAnalyzeJSON(t *testing.T, args ...string) (analyzeJSON, string, int) {
 // TestAnalyzeJSONHasInfo: on every corpus file, analyze --json holds the
 // fields of info --json with the same values, and exits as info does.
 func TestAnalyzeJSONHasInfo(t *testing.T) {
-	for _, cf := range rdbiotest.Files(t) {
+	for _, cf := range rdbiotest.Sweep(t) {
 		t.Run(cf.Name, func(t *testing.T) {
 			a, stderr, code := runAnalyzeJSON(t, "--sample-bytes", "0", cf.Path)
 			out, _, icode := run(t, nil, "info", "--json", cf.Path)
@@ -150,7 +150,7 @@ func TestAnalyzeBiggestMatchesBigKeys(t *testing.T) {
 			t.Skipf("%s not installed", bin)
 		}
 	}
-	for _, cf := range rdbiotest.Files(t) {
+	for _, cf := range rdbiotest.Sweep(t) {
 		if cf.Folder != "generated" {
 			continue
 		}
@@ -310,9 +310,10 @@ func TestAnalyzeNoWhatIf(t *testing.T) {
 }
 
 // TestAnalyzeFitsTerminal: the text report of every generated corpus file
-// fits in 80 columns (file names and error reasons apart).
+// fits in 80 columns (file names and error reasons apart); those up to
+// SmallBytes unless RDBZ_LONG=1.
 func TestAnalyzeFitsTerminal(t *testing.T) {
-	for _, cf := range rdbiotest.Generated(t, rdbiotest.MediumBytes) {
+	for _, cf := range rdbiotest.Generated(t, rdbiotest.SmallBytes) {
 		out, stderr, code := run(t, nil, "analyze", "--sample-bytes", "200000", cf.Path)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", cf.Name, code, stderr)

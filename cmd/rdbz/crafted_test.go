@@ -31,9 +31,9 @@ import (
 // file beside OUT.
 
 const (
-	craftedRSS = 128 << 20 // bytes, with the default 2 workers
-	perWorker  = 2 << 20   // bytes a worker's codecs may add (measured: ~1.5 MiB)
-	addrLimit  = 4 << 30   // bytes of address space (ulimit -v)
+	craftedRSS = 64 << 20 // bytes, with the default 2 workers: the README's promise
+	perWorker  = 2 << 20  // bytes a worker's codecs may add (measured: ~1.5 MiB)
+	addrLimit  = 4 << 30  // bytes of address space (ulimit -v)
 )
 
 // craft builds an RDB file record by record.
@@ -187,6 +187,10 @@ func hugeListpack() []byte {
 	return lp
 }
 
+// gibCommands are the commands run on the files that decode to 1 GiB in
+// the default run: one that streams it out, and verify, which decodes two.
+var gibCommands = map[string]bool{"decompress --to raw": true, "verify IN IN": true}
+
 // craftedCommands are the command lines run on each crafted file IN, with
 // OUT a path in an empty folder; "<" feeds IN on stdin.
 var craftedCommands = [][]string{
@@ -217,6 +221,9 @@ func TestCraftedInputs(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, args := range craftedCommands {
+			if strings.Contains(name, "1gib") && !rdbiotest.Long() && !gibCommands[strings.Join(args[:min(len(args), 3)], " ")] {
+				continue // a gigabyte decoded per run: the rest with RDBZ_LONG=1
+			}
 			t.Run(name+"/"+strings.Join(args[:min(len(args), 3)], "_"), func(t *testing.T) {
 				if code := runCrafted(t, in, args, craftedRSS); mustFail[name] && code != 1 {
 					t.Errorf("exit %d, want 1: 0xC4 outside a list node", code)

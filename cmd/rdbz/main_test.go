@@ -64,7 +64,7 @@ type infoJSON struct {
 // TestInfoJSONCorpus: info --json exits 0 on every file that is not corrupt
 // by design and counts the key records a replica-mode redis-server counts.
 func TestInfoJSONCorpus(t *testing.T) {
-	for _, cf := range rdbiotest.Files(t) {
+	for _, cf := range rdbiotest.Sweep(t) {
 		t.Run(cf.Name, func(t *testing.T) {
 			out, stderr, code := run(t, nil, "info", "--json", cf.Path)
 			var info infoJSON

@@ -96,6 +96,7 @@ func openVerified(c *cli.Context, path string, dicts []*node.Dict, prog *progres
 	}
 	do := decodeOptions(c)
 	do.Dicts = dicts
+	do.QueueBytes = verifyQueue // four pipelines run: two per side
 	r, err := src.rdb(c.Context, do)
 	if err != nil {
 		src.close()

@@ -93,6 +93,25 @@ func Files(t testing.TB) []File {
 	return out
 }
 
+// Sweep is Files without the generated files over SmallBytes, or every
+// file with RDBZ_LONG=1: for the sweeps that run a command, or several
+// servers, per file. The large generated dumps add no kind of record the
+// small ones lack; the round trips of each format (and the tests that
+// call Files) still read them.
+func Sweep(t testing.TB) []File {
+	t.Helper()
+	var out []File
+	for _, f := range Files(t) {
+		if f.Folder == "generated" && !Long() {
+			if n, err := strconv.ParseInt(f.Fields["bytes"], 10, 64); err == nil && n > SmallBytes {
+				continue
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
 func readManifest(f *os.File, dir string) []File {
 	var out []File
 	sc := bufio.NewScanner(f)
@@ -214,6 +233,11 @@ func Long() bool { v := os.Getenv("RDBZ_LONG"); return v != "" && v != "0" }
 // MediumBytes bounds the generated files that the tests which train
 // dictionaries run on by default (all but lists-events*.rdb, 17-25 MB).
 const MediumBytes = 5 << 20
+
+// SmallBytes bounds the generated files of the sweeps that run every
+// server on each file by default (mixed-all-types.rdb, lists-ints-small.rdb,
+// dfly-seed-synthetic.rdb: every type and encoding the generator makes).
+const SmallBytes = 2 << 20
 
 // Generated lists the generated corpus files of at most maxBytes, or every
 // one of them with RDBZ_LONG=1; it fails the test when none is that small.

@@ -34,7 +34,7 @@ func analyzePath(t testing.TB, path string) *Analysis {
 // redis-server holds after loading it — less the keys whose TTL is already
 // past, which a master drops while loading.
 func TestAnalyzeKeysMatchRedis(t *testing.T) {
-	for _, cf := range rdbiotest.Files(t) {
+	for _, cf := range rdbiotest.Sweep(t) {
 		if !cf.RedisLoads() || cf.CorruptByDesign() {
 			continue
 		}
@@ -181,7 +181,7 @@ func TestAnalyzeCompat(t *testing.T) {
 // corpus file, the files it refuses for their data (duplicate keys,
 // damaged blobs) included.
 func TestAnalyzeCompatRedis70MatchesManifest(t *testing.T) {
-	for _, cf := range rdbiotest.Files(t) {
+	for _, cf := range rdbiotest.Sweep(t) {
 		t.Run(cf.Name, func(t *testing.T) {
 			a := analyzePath(t, cf.Path)
 			var v Compat

@@ -13,7 +13,7 @@ import (
 var corpusDir = filepath.Join(rdbiotest.Shared(), "corpus")
 
 // corpusFiles lists every corpus file (skipping when the corpus is absent).
-func corpusFiles(t testing.TB) []rdbiotest.File { return rdbiotest.Files(t) }
+func corpusFiles(t testing.TB) []rdbiotest.File { return rdbiotest.Sweep(t) }
 
 // openReader opens a file for reading with default options; the file is
 // closed when the test ends.

@@ -30,7 +30,7 @@ const (
 // the sum of the per-key estimates of the keys it keeps (not those already
 // expired) with used_memory_dataset, and each of its 10 keys with the
 // largest MEMORY USAGE key SAMPLES 0 with that key's estimate. By default
-// it leaves out the generated files over rdbiotest.MediumBytes (loading
+// it leaves out the generated files over rdbiotest.SmallBytes (loading
 // them three times takes a while); RDBZ_LONG=1 takes every file.
 // RDBZ_MEMORY_TABLE=FILE writes the table of each key's estimate beside
 // redis's MEMORY USAGE.
@@ -38,7 +38,7 @@ func TestMemoryMatchesRedis(t *testing.T) {
 	var table strings.Builder
 	table.WriteString("| file | keys | used_memory_dataset | estimate | off | Σ MEMORY USAGE | Σ estimates | worst top-10 key | off |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |\n")
 	for _, cf := range corpusFiles(t) {
-		if cf.CorruptByDesign() || !rdbiotest.Long() && cf.Folder == "generated" && fileSize(t, cf.Path) > rdbiotest.MediumBytes {
+		if cf.CorruptByDesign() || !rdbiotest.Long() && cf.Folder == "generated" && fileSize(t, cf.Path) > rdbiotest.SmallBytes {
 			continue
 		}
 		t.Run(cf.Name, func(t *testing.T) {

@@ -99,7 +99,7 @@ func droppedKeys(rep *Report) int {
 // converts (the long run takes every file).
 func small(t *testing.T) []rdbiotest.File {
 	var out []rdbiotest.File
-	for _, cf := range rdbiotest.Files(t) {
+	for _, cf := range rdbiotest.Sweep(t) {
 		fi, err := os.Stat(cf.Path)
 		if err != nil || cf.CorruptByDesign() || (!rdbiotest.Long() && fi.Size() > 1<<20) {
 			continue

@@ -23,7 +23,7 @@ func TestConvertFiltered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, cf := range rdbiotest.Files(t) {
+	for _, cf := range rdbiotest.Sweep(t) {
 		if n, _ := strconv.ParseInt(cf.Fields["bytes"], 10, 64); n > 1<<20 || cf.CorruptByDesign() {
 			continue
 		}

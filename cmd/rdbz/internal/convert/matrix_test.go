@@ -63,7 +63,7 @@ func TestConvertMatrix(t *testing.T) {
 // records from then on.
 func matrixFiles(t *testing.T, loads map[string][]string) []rdbiotest.File {
 	files := small(t)
-	for _, cf := range rdbiotest.Generated(t, rdbiotest.MediumBytes) {
+	for _, cf := range rdbiotest.Generated(t, rdbiotest.SmallBytes) {
 		if !slices.ContainsFunc(files, func(f rdbiotest.File) bool { return f.Path == cf.Path }) {
 			files = append(files, cf)
 		}

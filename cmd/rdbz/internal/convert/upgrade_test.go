@@ -477,7 +477,7 @@ func TestUpgradeCorpus(t *testing.T) {
 		delete(drop, k)
 	}
 	seen := 0
-	for _, cf := range rdbiotest.Files(t) {
+	for _, cf := range rdbiotest.Sweep(t) {
 		fi, err := os.Stat(cf.Path)
 		if err != nil || cf.Folder != "public" || fi.Size() > 1<<20 || !holdsOldTypes(readFile(t, cf.Path)) {
 			continue

@@ -25,7 +25,7 @@ var plainDiffers = map[string]struct{ key, why string }{
 // layout; with RDBZ_LONG=1 all of them.
 func exportable(t *testing.T) []rdbiotest.File {
 	var out []rdbiotest.File
-	for _, f := range rdbiotest.Files(t) {
+	for _, f := range rdbiotest.Sweep(t) {
 		if !f.RedisLoads() || f.CorruptByDesign() {
 			continue
 		}

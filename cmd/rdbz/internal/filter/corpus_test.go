@@ -31,7 +31,7 @@ const maxJudgedKeys = 25000
 // than maxJudgedKeys keys, run with RDBZ_LONG=1.
 func TestCorpusSplit(t *testing.T) {
 	for _, cf := range rdbiotest.Files(t) {
-		if n, _ := strconv.ParseInt(cf.Fields["bytes"], 10, 64); cf.Folder == "generated" && n > rdbiotest.MediumBytes && !rdbiotest.Long() {
+		if n, _ := strconv.ParseInt(cf.Fields["bytes"], 10, 64); cf.Folder == "generated" && n > rdbiotest.SmallBytes && !rdbiotest.Long() {
 			continue
 		}
 		t.Run(cf.Name, func(t *testing.T) {

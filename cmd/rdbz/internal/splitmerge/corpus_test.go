@@ -135,7 +135,7 @@ func splittable(t *testing.T) []rdbiotest.File {
 	var out []rdbiotest.File
 	for _, cf := range rdbiotest.Files(t) {
 		fi, err := os.Stat(cf.Path)
-		if err != nil || cf.CorruptByDesign() || (!rdbiotest.Long() && fi.Size() > rdbiotest.MediumBytes) {
+		if err != nil || cf.CorruptByDesign() || (!rdbiotest.Long() && fi.Size() > rdbiotest.SmallBytes) {
 			continue
 		}
 		out = append(out, cf)

@@ -285,6 +285,11 @@ func (s *side) listNodes(r *rdbio.Reader, w io.Writer) error {
 	for nodes.Next() {
 		n := nodes.Node()
 		s.nodes = append(s.nodes, len(s.capt.Buf))
+		if uint64(len(s.capt.Buf)+len(n.Raw))+n.Size > uint64(s.capt.Max) {
+			// Over the decode cap whatever follows: capture none of it,
+			// rather than the cap's worth of a node compared as stored.
+			s.capt.Over = true
+		}
 		if _, err := w.Write(n.Raw); err != nil {
 			return err
 		}
