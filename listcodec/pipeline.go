@@ -154,7 +154,7 @@ type pipeline struct {
 	wg      sync.WaitGroup // workers
 	written chan struct{}  // closed when the writer goroutine ends
 	stats   *Stats
-	free    chan *item // items to reuse, with their buffers
+	free    chan *item  // items to reuse, with their buffers
 	stopCtx func() bool // stops watching the context
 }
 
