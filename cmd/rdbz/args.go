@@ -89,6 +89,8 @@ func moveFlagsFirst(flags []cli.Flag, args []string) ([]string, error) {
 			pos = append(pos, a)
 		case takesValue["level"] && isLevel(a):
 			fl = append(fl, "--level="+a[1:])
+		case isAttached(a, numeric):
+			fl = append(fl, a[:2], a[2:]) // zstd's -T2: a one-letter numeric flag and its value
 		default:
 			fl = append(fl, a)
 			name, takes := takesNext(a, takesValue)
@@ -109,6 +111,16 @@ func moveFlagsFirst(flags []cli.Flag, args []string) ([]string, error) {
 		}
 	}
 	return append(fl, pos...), nil
+}
+
+// isAttached reports a one-letter numeric flag written with its value
+// attached, as zstd takes -T0 and -T2.
+func isAttached(a string, numeric map[string]bool) bool {
+	if len(a) < 3 || a[0] != '-' || a[1] == '-' || !numeric[a[1:2]] {
+		return false
+	}
+	_, err := strconv.Atoi(a[2:])
+	return err == nil
 }
 
 // valueFlags returns the names of the flags that take a value, and of

@@ -58,6 +58,8 @@ func TestMoveFlagsFirst(t *testing.T) {
 		{[]string{"a", "-7", "-f"}, []string{"--level=7", "-f", "a"}},
 		{[]string{"-19", "a", "--workers", "-1"}, []string{"--level=19", "--workers", "-1", "a"}},
 		{[]string{"a", "--match=-x*"}, []string{"--match=-x*", "a"}},
+		{[]string{"a", "-T2", "-T0"}, []string{"-T", "2", "-T", "0", "a"}},
+		{[]string{"-Tx", "a"}, []string{"-Tx", "a"}},
 	} {
 		got, err := moveFlagsFirst(flags, c.in)
 		if err != nil || !reflect.DeepEqual(got, c.want) {
