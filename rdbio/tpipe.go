@@ -429,6 +429,22 @@ type strWork struct {
 	orig, origHead []byte
 }
 
+// strKeep is the largest buffer a strWork keeps for the next string when
+// that one is smaller: each pipe has a strWork per worker, and a split
+// writes through one pipe per shard, so buffers kept at the largest string
+// seen (up to pipeMaxString, beyond in direct mode) held 40 MB of split's
+// heap on a dump of source files (5 shards).
+const strKeep = 256 << 10
+
+// keep returns b emptied for a string of n bytes, or nil when b is larger
+// than strKeep and n is not.
+func keep(b []byte, n int) []byte {
+	if cap(b) > strKeep && n <= strKeep {
+		return nil
+	}
+	return b[:0]
+}
+
 // rewrite returns what goes in place of a string (encoding enc, prefix
 // hold, payload p as stored, ulen decoded bytes) — head, then body —
 // and its decoded bytes. Each may be hold, p or one of s's buffers. st
@@ -436,7 +452,7 @@ type strWork struct {
 func (s *strWork) rewrite(m mode, enc Enc, hold, p []byte, ulen int, st *TStats) (head, body, dec []byte, err error) {
 	dec = p
 	if enc == EncLZF {
-		if s.dec, err = lzf.Decode(s.dec[:0], p, ulen); err != nil {
+		if s.dec, err = lzf.Decode(keep(s.dec, ulen), p, ulen); err != nil {
 			return nil, nil, nil, fmt.Errorf("%w: LZF string does not decode to %d bytes", ErrCorrupt, ulen)
 		}
 		dec = s.dec
@@ -445,6 +461,7 @@ func (s *strWork) rewrite(m mode, enc Enc, hold, p []byte, ulen int, st *TStats)
 		st = new(TStats)
 	}
 	h := s.headBytes[:0]
+	s.lzf = keep(s.lzf, len(dec))
 	switch {
 	case m.toT && faithful(&s.enc, &s.lzf, hold, p, dec):
 		st.Decoded++
@@ -458,12 +475,12 @@ func (s *strWork) rewrite(m mode, enc Enc, hold, p []byte, ulen int, st *TStats)
 		return AppendLen(h, uint64(len(dec))), dec, dec, nil
 	case m.target == TargetOriginal:
 		var ok bool
-		if s.lzf, ok = s.enc.Encode(s.lzf[:0], dec, len(dec)+len(dec)/32+8); !ok {
+		if s.lzf, ok = s.enc.Encode(s.lzf, dec, len(dec)+len(dec)/32+8); !ok {
 			return nil, nil, nil, fmt.Errorf("%w: 0xC5 string does not LZF-encode", ErrCorrupt)
 		}
 	default:
 		var ok bool
-		if s.lzf, ok = s.enc.RedisSave(s.lzf[:0], dec); !ok {
+		if s.lzf, ok = s.enc.RedisSave(s.lzf, dec); !ok {
 			return AppendLen(h, uint64(len(dec))), dec, dec, nil
 		}
 	}
@@ -487,7 +504,7 @@ func (s *strWork) original(enc Enc, hold, p, dec, head, body []byte) ([]byte, []
 		return head, body, nil
 	}
 	var ok bool
-	if s.orig, ok = s.enc.Encode(s.orig[:0], dec, len(dec)+len(dec)/32+8); !ok {
+	if s.orig, ok = s.enc.Encode(keep(s.orig, len(dec)), dec, len(dec)+len(dec)/32+8); !ok {
 		return nil, nil, fmt.Errorf("%w: 0xC5 string does not LZF-encode", ErrCorrupt)
 	}
 	s.origHead = AppendStringHead(s.origHead[:0], EncLZF, 0, uint64(len(s.orig)), uint64(len(dec)))

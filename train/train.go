@@ -382,6 +382,7 @@ func search(samples [][]byte, r resolved, cfg config) (chosen candidate, tried [
 		return candidate{}, nil, fmt.Errorf("train: no k/d candidate fits dictionary size %d", r.DictSize)
 	}
 	finalists := cands
+	var full *arena
 	if p := cfg.prelim; p.keep > 0 && len(cands) > p.keep {
 		if small := spread(trainSet, p.train); len(small) >= MinSamples {
 			a := newArena(small, cfg)
@@ -397,10 +398,20 @@ func search(samples [][]byte, r resolved, cfg config) (chosen candidate, tried [
 			slices.SortStableFunc(finalists, func(a, b *candidate) int { // back to grid order
 				return cmp.Compare(slices.Index(cands, a), slices.Index(cands, b))
 			})
+			if prelimIsFinal(trainSet, evalSet, p, cfg) {
+				// Round 2 would judge the finalists on the same samples
+				// again: its results are round 1's.
+				for _, cd := range finalists {
+					cd.round = 2
+				}
+				full = a
+			}
 		}
 	}
-	full := newArena(trainSet, cfg)
-	judge(full, finalists, evalSet, 2, r, cfg)
+	if full == nil {
+		full = newArena(trainSet, cfg)
+		judge(full, finalists, evalSet, 2, r, cfg)
+	}
 	best := bestOf(cands, 2)
 	if best != nil {
 		// Less content can compress better (smaller offsets, less crowded
@@ -426,6 +437,27 @@ func search(samples [][]byte, r resolved, cfg config) (chosen candidate, tried [
 		return candidate{}, nil, fmt.Errorf("train: every candidate failed: %w", errors.Join(errs...))
 	}
 	return *best, tried, nil
+}
+
+// prelimIsFinal reports whether the preliminary round's samples are the
+// final round's: the search set small enough that no budget of either
+// round leaves a sample out (a dump under a few hundred KiB).
+func prelimIsFinal(trainSet, evalSet [][]byte, p prelim, cfg config) bool {
+	stats := p.stats
+	if stats.bytes == 0 {
+		stats = cfg.searchStats
+	}
+	return covers(trainSet, p.train) && covers(trainSet, stats) &&
+		covers(trainSet, cfg.searchStats) && covers(evalSet, p.eval)
+}
+
+// covers reports whether spread(samples, b) keeps every sample.
+func covers(samples [][]byte, b budget) bool {
+	total := 0
+	for _, s := range samples {
+		total += min(len(s), maxTableSample)
+	}
+	return (b.count == 0 || len(samples) <= b.count) && (b.bytes == 0 || total <= b.bytes)
 }
 
 // bestOf returns the candidate of the given rounds that compressed the

@@ -38,7 +38,6 @@ func runVerify(c *cli.Context) error {
 	if pa == "-" && pb == "-" {
 		return usagef("only one input can be - (stdin)")
 	}
-	limitMemory(verifyMemory)
 	opt := verify.Options{
 		Flow:      listcodec.Flow{Options: readOptions(c), Workers: c.Int("workers"), QueueBytes: verifyQueue},
 		DecodeCap: c.Int("decode-cap"),
@@ -115,12 +114,6 @@ func printSame(w io.Writer, res *verify.Result) {
 		fmt.Fprintln(w, "  and the rest of the files from a record rdbz cannot walk is byte-identical")
 	}
 }
-
-// verifyMemory is the heap verify aims to stay within (the Go runtime's
-// soft limit): two inputs' decompression queues and decode captures with
-// what decoding them takes. On a 197 MB list dump: peak RSS 54 MiB in
-// 0.94 s; 61 MiB in 0.79 s with 96 MiB.
-const verifyMemory = 48 << 20
 
 // verifyQueue is what each side's list-node pipeline holds in flight: its
 // 16 MiB default, on both sides, beside a format-2 input's blocks, made
