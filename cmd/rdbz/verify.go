@@ -118,4 +118,4 @@ func printSame(w io.Writer, res *verify.Result) {
 // verifyQueue is what each side's list-node pipeline holds in flight: its
 // 16 MiB default, on both sides, beside a format-2 input's blocks, made
 // verify of a file of 8 MiB blocks peak at 68 MiB.
-const verifyQueue = 4 << 20
+const verifyQueue = 2 << 20

@@ -42,6 +42,10 @@ func (o ReaderOptions) withDefaults(blockSize int) ReaderOptions {
 	if o.Lookahead <= 0 {
 		o.Lookahead = max(min(2*o.Workers+2, lookaheadBytes/(2*blockSize)), 1)
 	}
+	// A worker beyond the jobs in flight would only idle, holding its
+	// decoder's buffers (a block's streams, tokens and T: some 10 MB for
+	// a 4 MiB block of columns).
+	o.Workers = min(o.Workers, o.Lookahead)
 	return o
 }
 

@@ -388,6 +388,10 @@ func (d *Decoder) Decode(dst, src []byte) ([]byte, error) {
 // a reader that wants some streams only (Segment.Stream).
 func (d *Decoder) Unpack(src []byte) (*Segment, error) {
 	d.seg.Reset()
+	// The decoder's streams are views of d.arena and d.tdata: a stream
+	// absent from this segment must not keep a view of an arena since
+	// outgrown (verify held 12 MB of old arenas through them).
+	clear(d.seg.bufs[:])
 	p, err := d.header(src)
 	if err != nil {
 		return nil, err
