@@ -210,13 +210,20 @@ func (s *Splitter) skel(p []byte) {
 }
 
 // room makes room for n more bytes in b, doubling its capacity when it
-// must grow (append grows large slices by a quarter at a time: copying a
-// stream some ten times over as it fills a segment).
+// must grow up to 1 MiB and growing it by a quarter beyond (append's
+// policy grows by a quarter from 256 bytes on: copying a stream some ten
+// times over as it fills a segment; doubling all the way held streams at
+// up to 2.6 times their bytes, 12 MB of compress's heap on a dump of
+// source files). Segments are recycled, so a stream grows rarely.
 func room(b []byte, n int) []byte {
 	if cap(b)-len(b) >= n {
 		return b
 	}
-	c := max(2*cap(b), len(b)+n, 4096)
+	grown := 2 * cap(b)
+	if cap(b) >= 1<<20 {
+		grown = cap(b) + cap(b)/4
+	}
+	c := max(grown, len(b)+n, 4096)
 	nb := make([]byte, len(b), c)
 	copy(nb, b)
 	return nb
