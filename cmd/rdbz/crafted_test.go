@@ -279,7 +279,10 @@ func runCrafted(t *testing.T, in string, args []string, limit int64) int {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	hwm := watchHWM(cmd.Process.Pid)
+	var hwm <-chan int64
+	if timeBin == "" {
+		hwm = watchHWM(cmd.Process.Pid)
+	}
 	err := cmd.Wait()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -288,10 +291,14 @@ func runCrafted(t *testing.T, in string, args []string, limit int64) int {
 		t.Fatal(err)
 	}
 	msg := stderr.String()
-	// The child's own high-water mark, read while it ran; for a run too
-	// short to be read, its rusage, which also counts the pages it shared
-	// with this process before the exec: an upper bound.
-	rss := <-hwm
+	// GNU time's figure; without it, the child's own high-water mark,
+	// read while it ran, and for a run too short to be read its rusage,
+	// which also counts the pages it shared with this process before the
+	// exec: an upper bound.
+	var rss int64
+	if hwm != nil {
+		rss = <-hwm
+	}
 	if b, err := os.ReadFile(stat); err == nil {
 		var kib int64
 		fmt.Sscan(lastLine(string(b)), &kib)
