@@ -58,27 +58,21 @@ func runAnalyzeJSON(t *testing.T, args ...string) (analyzeJSON, string, int) {
 	return a, stderr, code
 }
 
-// TestAnalyzeJSONHasInfo: on every corpus file, analyze --json holds the
-// fields of info --json with the same values, and exits as info does.
-func TestAnalyzeJSONHasInfo(t *testing.T) {
-	for _, cf := range rdbiotest.Sweep(t) {
-		t.Run(cf.Name, func(t *testing.T) {
-			a, stderr, code := runAnalyzeJSON(t, "--sample-bytes", "0", cf.Path)
-			out, _, icode := run(t, nil, "info", "--json", cf.Path)
-			var info infoJSON
-			if err := json.Unmarshal([]byte(out), &info); err != nil {
-				t.Fatal(err)
-			}
-			if code != icode {
-				t.Fatalf("exit %d (%s), info exits %d", code, stderr, icode)
-			}
-			if !reflect.DeepEqual(a.infoJSON, info) {
-				t.Fatalf("analyze %+v\ninfo    %+v", a.infoJSON, info)
-			}
-			if len(a.Compat) != 9 || a.WhatIf != nil {
-				t.Fatalf("compat %d verdicts, whatif %v", len(a.Compat), a.WhatIf)
-			}
-		})
+// analyzeHasInfo checks, on a file whose info --json gave info and exit
+// icode, that analyze --json holds the fields of info --json with the
+// same values and exits as info does (TestInfoJSONCorpus runs it on every
+// corpus file).
+func analyzeHasInfo(t *testing.T, path string, info infoJSON, icode int) {
+	t.Helper()
+	a, stderr, code := runAnalyzeJSON(t, "--sample-bytes", "0", path)
+	if code != icode {
+		t.Fatalf("analyze exits %d (%s), info exits %d", code, stderr, icode)
+	}
+	if !reflect.DeepEqual(a.infoJSON, info) {
+		t.Fatalf("analyze %+v\ninfo    %+v", a.infoJSON, info)
+	}
+	if len(a.Compat) != 9 || a.WhatIf != nil {
+		t.Fatalf("analyze: compat %d verdicts, whatif %v", len(a.Compat), a.WhatIf)
 	}
 }
 
