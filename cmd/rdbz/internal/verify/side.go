@@ -32,10 +32,13 @@ type entry struct {
 	expire int64  // absolute Unix ms; -1 for none
 	sum    [sha256.Size]byte
 	sem    [sha256.Size]byte
-	semOK  bool   // sem, class and count hold the decoded value's digest
-	class  string // string, list, set, zset, hash, stream
-	count  int64  // elements (collections), messages (streams)
-	why    string // why the value was not decoded
+	semOK  bool // sem, class and count hold the decoded value's digest
+	// twin: not decoded, as the other input holds the key with the same
+	// type and stored bytes (twins)
+	twin  bool
+	class string // string, list, set, zset, hash, stream
+	count int64  // elements (collections), messages (streams)
+	why   string // why the value was not decoded
 }
 
 type item struct {
@@ -47,6 +50,7 @@ type item struct {
 // a pipe, another walks the result and sends one entry per key.
 type side struct {
 	name    string
+	index   int // 0 for A, 1 for B
 	v       *verifier
 	ch      chan item
 	pr      *io.PipeReader
@@ -70,7 +74,11 @@ type side struct {
 
 func (v *verifier) start(name string, src io.Reader) *side {
 	pr, pw := io.Pipe()
-	s := &side{name: name, v: v, ch: make(chan item, 256), pr: pr, decDone: make(chan struct{}), h: sha256.New()}
+	index := 0
+	if name == "B" {
+		index = 1
+	}
+	s := &side{name: name, index: index, v: v, ch: make(chan item, 256), pr: pr, decDone: make(chan struct{}), h: sha256.New()}
 	s.tee = io.MultiWriter(s.h, &s.capt)
 	v.wg.Add(2)
 	go func() {
@@ -239,7 +247,9 @@ func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error
 		return e, nil
 	}
 	if e.why = s.undecodable(info, rec.Type, len(s.capt.Buf)-head); e.why == "" {
-		e.why = s.sem.decode(s.capt.Buf, head, s.nodes, e)
+		if e.twin = s.v.twins.match(s.index, e); !e.twin {
+			e.why = s.sem.decode(s.capt.Buf, head, s.nodes, e)
+		}
 	}
 	// The buffer is kept for the next value up to captureKeep: larger ones
 	// (up to the decode cap), kept on both sides, held 7.5 MB of verify's

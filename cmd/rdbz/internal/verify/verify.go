@@ -47,7 +47,7 @@ type Options struct {
 // Result is what Verify found.
 type Result struct {
 	Keys     int64 // keys compared (present in both inputs)
-	Semantic int64 // of which compared by decoded value
+	Semantic int64 // of which compared by decoded value (decoded in one input only when both store it identically)
 	ByteWise int64 // of which compared by stored bytes
 	// ByteWiseWhy lists (a few of) the reasons why keys were compared by
 	// their stored bytes, e.g. `A: RDB version 13 (hdt3213/rdb: cannot
@@ -118,7 +118,7 @@ func Verify(a, b io.Reader, opt Options) (*Result, error) {
 	if opt.QueueBytes <= 0 {
 		opt.QueueBytes = listcodec.DefaultQueueBytes / 4
 	}
-	v := &verifier{opt: opt, stop: make(chan struct{}), res: &Result{}, why: map[string]bool{}}
+	v := &verifier{opt: opt, stop: make(chan struct{}), res: &Result{}, why: map[string]bool{}, twins: newTwins()}
 	sa, sb := v.start("A", a), v.start("B", b)
 	err := v.compare(sa, sb)
 	close(v.stop)
@@ -135,11 +135,12 @@ func Verify(a, b io.Reader, opt Options) (*Result, error) {
 var errStopped = errors.New("verify: stopped")
 
 type verifier struct {
-	opt  Options
-	stop chan struct{}
-	wg   sync.WaitGroup
-	res  *Result
-	why  map[string]bool
+	twins *twins
+	opt   Options
+	stop  chan struct{}
+	wg    sync.WaitGroup
+	res   *Result
+	why   map[string]bool
 }
 
 // compare reads both inputs in step. While they hold the same keys in the
@@ -231,7 +232,20 @@ func (v *verifier) pair(a, b *entry) bool {
 	}
 	v.res.Keys++
 	var what []string
-	if a.semOK && b.semOK {
+	if (a.twin || b.twin) && a.typ == b.typ && a.sum == b.sum {
+		// The same stored bytes: the same value, decoded once (twins).
+		if a.semOK || b.semOK {
+			v.res.Semantic++
+		} else {
+			v.res.ByteWise++
+			v.noteWhy(a, b)
+		}
+	} else if a.twin || b.twin {
+		// A key twice in an input, its twin matched by the other
+		// occurrence: this one was not decoded.
+		v.res.ByteWise++
+		what = append(what, "value: the stored bytes differ (compared as stored: the key is in an input twice)")
+	} else if a.semOK && b.semOK {
 		v.res.Semantic++
 		switch {
 		case a.class != b.class:
