@@ -33,6 +33,12 @@ type Options struct {
 	// loads the file sizes its tables as keys come). SELECTDB records stay.
 	// Reader.Filtered counts what was left out. Nil keeps everything.
 	Keep func(*Record) bool
+	// Workers is how many goroutines EncodeT and DecodeT rewrite LZF
+	// strings on (0: GOMAXPROCS); with fewer than GOMAXPROCS their
+	// batches in flight weigh proportionally less. A split gives each of
+	// its parts one: a part per core, each with a pipe per core, held
+	// twice the buffers the cores can use.
+	Workers int
 }
 
 // Header is the file's magic, and the envelope around the RDB if any.

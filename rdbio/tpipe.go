@@ -20,7 +20,8 @@ import (
 // DecodeT uses the same pipe for the strings it LZF-encodes, and runs its
 // Writer (and the CRC of the output) on the pipe's output goroutine.
 //
-// Memory: the batches in flight weigh at most pipeBudget together (a
+// Memory: the batches in flight weigh at most pipeBudget together (less
+// with fewer workers than GOMAXPROCS: rdbio.Options.Workers; a
 // batch heavier than that goes alone), and a string that decodes to more
 // than pipeMaxString is done by the reading goroutine as before, once the
 // batches ahead of it have gone through (the pipe is then "direct" until
@@ -78,16 +79,21 @@ type tpipe struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	weight  int64 // of the batches in flight
+	budget  int64 // the most weight in flight: pipeBudget, less with fewer workers
 	err     error // the first failure, in stream order
 	st      TStats
 	closed  bool
 }
 
-func newTPipe(dst TSink, m mode, version int) *tpipe {
-	p := &tpipe{dst: dst, mode: m, version: version, keyA: -1,
+func newTPipe(dst TSink, m mode, version int, workers int) *tpipe {
+	procs := max(runtime.GOMAXPROCS(0), 1)
+	n := procs
+	if workers > 0 {
+		n = min(workers, procs)
+	}
+	p := &tpipe{dst: dst, mode: m, version: version, keyA: -1, budget: int64(pipeBudget * n / procs),
 		work: make(chan *tBatch, pipeQueue), order: make(chan *tBatch, pipeQueue)}
 	p.cond = sync.NewCond(&p.mu)
-	n := max(runtime.GOMAXPROCS(0), 1)
 	p.wg.Add(n + 1)
 	for range n {
 		go p.worker()
@@ -218,7 +224,7 @@ func (p *tpipe) seal() error {
 	}
 	p.cur, p.keyA = newBatch(), -1
 	p.mu.Lock()
-	for p.weight > 0 && p.weight+b.weight > pipeBudget && p.err == nil {
+	for p.weight > 0 && p.weight+b.weight > p.budget && p.err == nil {
 		p.cond.Wait()
 	}
 	p.weight += b.weight
@@ -433,8 +439,8 @@ type strWork struct {
 // that one is smaller: each pipe has a strWork per worker, and a split
 // writes through one pipe per shard, so buffers kept at the largest string
 // seen (up to pipeMaxString, beyond in direct mode) held 40 MB of split's
-// heap on a dump of source files (5 shards).
-const strKeep = 256 << 10
+// heap on a dump of source files (5 shards), at 256 KiB 15 MB.
+const strKeep = 64 << 10
 
 // keep returns b emptied for a string of n bytes, or nil when b is larger
 // than strKeep and n is not.

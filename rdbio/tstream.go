@@ -118,7 +118,7 @@ func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
 	if es, ok := dst.(EnvelopeSink); ok {
 		es.Envelope(r.hdr.Envelope)
 	}
-	pipe := newTPipe(dst, mode{toT: true}, r.hdr.Version)
+	pipe := newTPipe(dst, mode{toT: true}, r.hdr.Version, opt.Workers)
 	st, err = encodeT(r, pipe)
 	// A failure in the pipe is of bytes before the reader's position: it
 	// comes first.
@@ -281,7 +281,7 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 	}
 	// The strings to LZF-encode are done on worker goroutines, the Writer
 	// (and its CRC) on another: the pipe is drained before the trailer.
-	pipe := newTPipe(sink, r.in.rw.mode, r.hdr.Version)
+	pipe := newTPipe(sink, r.in.rw.mode, r.hdr.Version, opt.Workers)
 	err = passRecords(r, pipe)
 	if e := pipe.close(err == nil); e != nil {
 		err = e

@@ -84,7 +84,7 @@ type Options struct {
 	// from the first TrainBytes of T.
 	Level     zstd.EncoderLevel
 	BlockSize int
-	Workers   int // block compression goroutines (block.Options.Workers)
+	Workers   int // block compression goroutines (block.Options.Workers), and LZF-string ones (rdbio.Options.Workers)
 	// Cap bounds every string held: an LZF string longer than it stays LZF
 	// in T (rdbio.Options.Cap). Decompress needs a cap at least as large.
 	Cap            int
@@ -190,7 +190,7 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 		opt.Level = ColumnsLevel // nothing to hold T for: no dictionary, no level to choose
 	}
 	st := &Stats{}
-	ropt := rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, Keep: opt.Keep}
+	ropt := rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, Keep: opt.Keep, Workers: opt.Workers}
 	c := &csink{ctx: ctx, dst: dst, opt: opt, st: st, limit: opt.TrainBytes}
 	if opt.Dict != nil {
 		if err := checkDict(opt.Dict); err != nil {
