@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/listcodec/block"
+	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -61,7 +62,7 @@ var matrixCommands = [][]string{
 	{"analyze", "IN"},
 	{"convert", "-t", "redis-7.2", "-o", "OUT", "IN"},
 	{"export", "-o", "OUT", "IN"},
-	{"get", "IN", "greeting"},
+	{"get", "IN", "KEY"}, // KEY: a key of the input (getArgs)
 	{"split", "--shards", "2", "--db-to-0", "-o", "DIR/p-", "IN"},
 	{"merge", "--on-duplicate", "first", "-o", "OUT", "IN", "IN"},
 	{"verify", "IN", "IN"},
@@ -77,6 +78,9 @@ type matrixInput struct {
 	damage map[string][]byte
 	shapes bool // also the flag shapes
 	stdin  bool // also the damaged forms on stdin
+	// get is the get command line for a key the input holds (nil: no key
+	// to get: the command is left out).
+	get []string
 }
 
 func TestMatrix(t *testing.T) {
@@ -112,7 +116,7 @@ func runMatrix(t *testing.T, in matrixInput) {
 		t.Fatal(err)
 	}
 	want := map[string]string{}
-	for _, args := range matrixCommands {
+	for _, args := range in.commands() {
 		res := runOne(t, intact, nil, args)
 		refused := refusal(args[0], in.kind)
 		switch {
@@ -138,7 +142,7 @@ func runMatrix(t *testing.T, in matrixInput) {
 		if err := os.WriteFile(path, in.damage[name], 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, args := range matrixCommands {
+		for _, args := range in.commands() {
 			res := runOne(t, path, nil, args)
 			what := fmt.Sprintf("%s %s %v", in.kind, name, args)
 			if args[0] == "get" {
@@ -167,6 +171,45 @@ func runMatrix(t *testing.T, in matrixInput) {
 			if res.code != 1 || !namesFileAndOffset(res.stderr, "(stdin)") {
 				t.Errorf("%s %s %v on stdin: exit %d, %.300s", in.kind, name, args, res.code, res.stderr)
 			}
+		}
+	}
+}
+
+// commands are matrixCommands with get's key filled in.
+func (in matrixInput) commands() [][]string {
+	var cmds [][]string
+	for _, args := range matrixCommands {
+		if args[0] == "get" {
+			if in.get == nil {
+				continue
+			}
+			args = in.get
+		}
+		cmds = append(cmds, args)
+	}
+	return cmds
+}
+
+// getArgs is the get command line of the first key of the RDB at path
+// that a command line can carry (no NUL, not a flag), with its db; nil if
+// there is none.
+func getArgs(path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	r, err := rdbio.NewReader(f, rdbio.Options{})
+	if err != nil {
+		return nil
+	}
+	for {
+		rec, err := r.Next()
+		if err != nil || rec.Kind == rdbio.KindEOF {
+			return nil
+		}
+		if rec.Kind == rdbio.KindKey && len(rec.Key) > 0 && !bytes.ContainsRune(rec.Key, 0) && rec.Key[0] != '-' {
+			return []string{"get", "--db", strconv.FormatUint(rec.DB, 10), "IN", string(rec.Key)}
 		}
 	}
 }
@@ -304,7 +347,9 @@ func matrixInputs(t *testing.T, base string) []matrixInput {
 		{name: base, kind: "rdbz2", data: made("compress", "--block-size", strconv.Itoa(blockSizeFor(len(src))), "-c")},
 		{name: base, kind: "rdbz1", data: made("compress", "--format", "1", "--dict", testDict, "-c")},
 	}
+	get := getArgs(base)
 	for i := range ins {
+		ins[i].get = get
 		switch ins[i].kind {
 		case "rdbz2":
 			ins[i].damage = format2Damage(t, ins[i].data)
