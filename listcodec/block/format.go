@@ -262,8 +262,10 @@ func parseFrameHeader(b []byte, off int64, h *Header) (frameInfo, error) {
 	fhd := b[4]
 	fcsFlag := fhd >> 6
 	single := fhd&0x20 != 0
-	if fhd&0x08 != 0 {
-		return fi, errAt(off+4, ErrFormat, "block: frame header reserved bit set")
+	if fhd&0x18 != 0 {
+		// The unused bit too: no decoder reads it, so a flip of it would
+		// change the file and nothing it decodes to.
+		return fi, errAt(off+4, ErrFormat, "block: frame header's reserved or unused bit set")
 	}
 	if fhd&0x04 == 0 {
 		return fi, errAt(off+4, ErrFormat, "block: frame has no content checksum")

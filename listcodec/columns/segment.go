@@ -478,6 +478,7 @@ func (d *Decoder) untokenize() error {
 var (
 	errFrameSize = errors.New("the zstd frame does not say it holds the stream's length")
 	errFrameDict = errors.New("the zstd frame names a dictionary")
+	errFrameBits = errors.New("the zstd frame header's reserved or unused bit is set")
 	errDecoded   = errors.New("the zstd frame decodes to another length")
 )
 
@@ -489,6 +490,11 @@ func (d *Decoder) stream(out, b []byte, ds desc) ([]byte, error) {
 	var fh zstd.Header
 	if err := fh.Decode(b); err != nil {
 		return nil, err
+	}
+	if b[4]&0x18 != 0 {
+		// No decoder reads the unused bit: flipped, it would change the
+		// segment and not the T it decodes to (the reserved bit alike).
+		return nil, errFrameBits
 	}
 	if !fh.HasFCS {
 		return nil, errFrameSize
