@@ -335,9 +335,6 @@ func runOnce(c cmdSpec) timing {
 	if stop != nil {
 		stop()
 	}
-	if err != nil {
-		return timing{err: fmt.Errorf("%s %s: %w: %s", c.name, strings.Join(c.args, " "), err, lastLines(stderr.String(), 3))}
-	}
 	b, _ := os.ReadFile(stat.Name())
 	f := strings.Fields(string(b))
 	var rss int64
@@ -348,7 +345,11 @@ func runOnce(c cmdSpec) timing {
 		sy, _ := strconv.ParseFloat(f[n-2], 64)
 		cpu = u + sy
 	}
-	return timing{secs: secs, cpu: cpu, rss: rss, stderr: stderr.String()}
+	if err != nil {
+		// The figures stand: the rss table measures get of a missing key.
+		err = fmt.Errorf("%s %s: %w: %s", c.name, strings.Join(c.args, " "), err, lastLines(stderr.String(), 3))
+	}
+	return timing{secs: secs, cpu: cpu, rss: rss, stderr: stderr.String(), err: err}
 }
 
 func printSpeedRow(r speedRow) {
