@@ -319,9 +319,10 @@ type Want struct {
 	Key []byte
 }
 
-// Scan reads the RDB src until it has written each of the keys wanted to
-// dst, in the file's order, and reports which it found; it stops reading
-// as soon as it has them all.
+// Scan reads the RDB src to its end, writing each of the keys wanted to
+// dst in the file's order, and reports which it found. It reads on once it
+// has them all: the trailer's checksum, checked at the end, is what vouches
+// for the values written.
 func Scan(dst io.Writer, src io.Reader, wants []Want, opt Options) ([]bool, *Report, error) {
 	found := make([]bool, len(wants))
 	r, err := rdbio.NewReader(src, opt.Read)
@@ -333,7 +334,7 @@ func Scan(dst io.Writer, src io.Reader, wants []Want, opt Options) ([]bool, *Rep
 		return found, &Report{}, err
 	}
 	left := len(wants)
-	for left > 0 {
+	for {
 		rec, err := r.Next()
 		if err != nil {
 			return found, w.Report(), err
@@ -341,7 +342,7 @@ func Scan(dst io.Writer, src io.Reader, wants []Want, opt Options) ([]bool, *Rep
 		if rec.Kind == rdbio.KindEOF {
 			break
 		}
-		if rec.Kind != rdbio.KindKey {
+		if rec.Kind != rdbio.KindKey || left == 0 {
 			continue
 		}
 		for i, k := range wants {
