@@ -135,12 +135,13 @@ func Verify(a, b io.Reader, opt Options) (*Result, error) {
 var errStopped = errors.New("verify: stopped")
 
 type verifier struct {
-	twins *twins
-	opt   Options
-	stop  chan struct{}
-	wg    sync.WaitGroup
-	res   *Result
-	why   map[string]bool
+	twins     *twins
+	bigDecode sync.Mutex // held while a side decodes a value of bigValue bytes or more
+	opt       Options
+	stop      chan struct{}
+	wg        sync.WaitGroup
+	res       *Result
+	why       map[string]bool
 }
 
 // compare reads both inputs in step. While they hold the same keys in the
