@@ -91,7 +91,7 @@ func newTPipe(dst TSink, m mode, version int, workers int) *tpipe {
 	if workers > 0 {
 		n = min(workers, procs)
 	}
-	p := &tpipe{dst: dst, mode: m, version: version, keyA: -1, budget: int64(pipeBudget * n / procs),
+	p := &tpipe{dst: dst, mode: m, version: version, keyA: -1, budget: int64(max(pipeBudget*n/procs, 2*pipeBatch)),
 		work: make(chan *tBatch, pipeQueue), order: make(chan *tBatch, pipeQueue)}
 	p.cond = sync.NewCond(&p.mu)
 	p.wg.Add(n + 1)
