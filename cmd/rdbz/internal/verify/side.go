@@ -262,8 +262,8 @@ func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error
 
 // bigValue is the captured size from which a side decodes a value only
 // while the other decodes none that large: decoding takes about as much
-// again as the value, and both sides at once, each near the decode cap,
-// took verify of a dump with 8 MiB lists to 71 MiB of peak RSS.
+// again as the value, so two sides decoding values near the decode cap at
+// once would hold four times the cap.
 const bigValue = 1 << 20
 
 // decode decodes the captured value (after head) into e's digest.
