@@ -72,13 +72,10 @@ type side struct {
 	recBuf bytes.Buffer
 }
 
-func (v *verifier) start(name string, src io.Reader) *side {
+// start starts reading input index (0: A, 1: B).
+func (v *verifier) start(index int, src io.Reader) *side {
 	pr, pw := io.Pipe()
-	index := 0
-	if name == "B" {
-		index = 1
-	}
-	s := &side{name: name, index: index, v: v, ch: make(chan item, 256), pr: pr, decDone: make(chan struct{}), h: sha256.New()}
+	s := &side{name: [2]string{"A", "B"}[index], index: index, v: v, ch: make(chan item, 256), pr: pr, decDone: make(chan struct{}), h: sha256.New()}
 	s.tee = io.MultiWriter(s.h, &s.capt)
 	v.wg.Add(2)
 	go func() {

@@ -122,7 +122,7 @@ func Verify(a, b io.Reader, opt Options) (*Result, error) {
 		opt.QueueBytes = listcodec.DefaultQueueBytes / 4
 	}
 	v := &verifier{opt: opt, stop: make(chan struct{}), res: &Result{}, why: map[string]bool{}, twins: newTwins()}
-	sa, sb := v.start("A", a), v.start("B", b)
+	sa, sb := v.start(0, a), v.start(1, b)
 	err := v.compare(sa, sb)
 	close(v.stop)
 	sa.pr.CloseWithError(errStopped)
