@@ -452,12 +452,22 @@ func prelimIsFinal(trainSet, evalSet [][]byte, p prelim, cfg config) bool {
 }
 
 // covers reports whether spread(samples, b) keeps every sample.
-func covers(samples [][]byte, b budget) bool {
+func covers(samples [][]byte, b budget) bool { return spreadStep(samples, b) == 1 }
+
+// spreadStep is the step by which spread picks samples: 1 keeps them all.
+func spreadStep(samples [][]byte, b budget) float64 {
 	total := 0
 	for _, s := range samples {
 		total += min(len(s), maxTableSample)
 	}
-	return (b.count == 0 || len(samples) <= b.count) && (b.bytes == 0 || total <= b.bytes)
+	step := 1.0
+	if b.count > 0 && len(samples) > b.count {
+		step = float64(len(samples)) / float64(b.count)
+	}
+	if b.bytes > 0 && total > b.bytes {
+		step = max(step, float64(total)/float64(b.bytes))
+	}
+	return step
 }
 
 // bestOf returns the candidate of the given rounds that compressed the
@@ -623,17 +633,7 @@ func judgeGroup(a *arena, cands []*candidate, evalSet [][]byte, round int, r res
 // spread returns an evenly spaced subset of samples within b, in order, each
 // cut to maxTableSample bytes. Sizes are assumed to be alike.
 func spread(samples [][]byte, b budget) [][]byte {
-	total := 0
-	for _, s := range samples {
-		total += min(len(s), maxTableSample)
-	}
-	step := 1.0
-	if b.count > 0 && len(samples) > b.count {
-		step = float64(len(samples)) / float64(b.count)
-	}
-	if b.bytes > 0 && total > b.bytes {
-		step = max(step, float64(total)/float64(b.bytes))
-	}
+	step := spreadStep(samples, b)
 	out := make([][]byte, 0, int(float64(len(samples))/step)+1)
 	for x := 0.0; int(x) < len(samples); x += step {
 		s := samples[int(x)]

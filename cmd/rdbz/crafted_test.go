@@ -299,10 +299,8 @@ func runCrafted(t *testing.T, in string, args []string, limit int64) int {
 	if hwm != nil {
 		rss = <-hwm
 	}
-	if b, err := os.ReadFile(stat); err == nil {
-		var kib int64
-		fmt.Sscan(lastLine(string(b)), &kib)
-		rss = kib << 10
+	if r, ok := timeRSS(stat); ok {
+		rss = r
 	} else if rss == 0 {
 		rss = cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 	}

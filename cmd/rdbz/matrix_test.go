@@ -44,6 +44,18 @@ const matrixRSS = 64 << 20
 // not installed: the runs are not measured; .ci/run installs it).
 var timeBin, _ = exec.LookPath("time")
 
+// timeRSS is the peak RSS GNU time wrote to the file stat (-f %M), in
+// bytes; false when there is none.
+func timeRSS(stat string) (int64, bool) {
+	b, err := os.ReadFile(stat)
+	if err != nil {
+		return 0, false
+	}
+	var kib int64
+	fmt.Sscan(lastLine(string(b)), &kib)
+	return kib << 10, true
+}
+
 // lastLine is the last non-empty line of s (GNU time writes a note about
 // a non-zero exit before its figures).
 func lastLine(s string) string {
@@ -298,11 +310,9 @@ func runOne(t *testing.T, in string, stdin []byte, args []string) runResult {
 	if res.code != 0 && res.code != 1 && res.code != 2 || strings.Contains(res.stderr, "goroutine ") {
 		t.Errorf("%s: exit %d: %s", what, res.code, res.stderr)
 	}
-	if b, err := os.ReadFile(stat); err == nil {
-		var kib int64
-		fmt.Sscan(lastLine(string(b)), &kib)
-		if kib<<10 > matrixRSS {
-			t.Errorf("%s: peak RSS %d MiB", what, kib>>10)
+	if rss, ok := timeRSS(stat); ok {
+		if rss > matrixRSS {
+			t.Errorf("%s: peak RSS %d MiB", what, rss>>20)
 		}
 	}
 	if res.code != 0 {
