@@ -9,9 +9,16 @@ import (
 	"github.com/rdbz/rdbz/rdbio/crc64"
 )
 
-// bufSize is the input window. Every consumed byte passes through it once;
-// a long string streams through it in bufSize pieces.
+// bufSize is the input window at its largest. Every consumed byte passes
+// through it once; a long string streams through it in pieces of the
+// window.
 const bufSize = 256 << 10
+
+// firstBufSize is the window a reader starts with: it doubles each time
+// the input outlasts it, up to bufSize, so a small file (or a test's many
+// readers of one) does not clear 256 KiB it never uses, and a large one
+// reaches the full window after a few hundred KiB.
+const firstBufSize = 16 << 10
 
 // input is a buffered reader that knows its offset, keeps a CRC64 of every
 // consumed byte, and hands consumed bytes on to a sink (out) in large spans.
@@ -44,7 +51,7 @@ type input struct {
 }
 
 func newInput(src io.Reader) *input {
-	return &input{src: src, buf: make([]byte, bufSize), crc: crc64.New()}
+	return &input{src: src, buf: make([]byte, firstBufSize), crc: crc64.New()}
 }
 
 // sliceInput is an input over b alone, which it never changes.
@@ -100,7 +107,9 @@ func (in *input) fill(n int) error {
 	if err := in.flush(); err != nil {
 		return err
 	}
-	if in.pos > 0 {
+	if len(in.buf) < bufSize && (in.end == len(in.buf) || n > len(in.buf)) {
+		in.grow(n)
+	} else if in.pos > 0 {
 		copy(in.buf, in.buf[in.pos:in.end])
 		in.base += int64(in.pos)
 		in.end -= in.pos
@@ -119,6 +128,17 @@ func (in *input) fill(n int) error {
 		}
 	}
 	return nil
+}
+
+// grow moves the unread bytes into a window twice as large (at least n,
+// at most bufSize): the input filled the current one, so it may well
+// outlast the next.
+func (in *input) grow(n int) {
+	size := min(bufSize, max(2*len(in.buf), n))
+	buf := make([]byte, size)
+	in.end = copy(buf, in.buf[in.pos:in.end])
+	in.base += int64(in.pos)
+	in.buf, in.pos, in.mark = buf, 0, 0
 }
 
 // take consumes n (≤ len(buf)) bytes and returns them; the slice is valid

@@ -66,8 +66,18 @@ func (h hasher) at(pos int) uint32 {
 // hashAll returns the hash of the d-mer starting at every position of the
 // corpus, or invalidHash where no whole d-mer fits in the sample: computed
 // once per d and shared by every candidate with that d (hashing at each
-// visit measured 30% of the picker's time).
+// visit measured 30% of the picker's time). The hashes of a small corpus
+// are renumbered (dense).
 func (c *corpus) hashAll(d int, f uint) []uint32 {
+	hs := c.hashes(d, f)
+	if len(hs) <= 1<<f/denseFactor {
+		dense(hs)
+	}
+	return hs
+}
+
+// hashes is hashAll without the renumbering.
+func (c *corpus) hashes(d int, f uint) []uint32 {
 	hs := make([]uint32, c.size)
 	h := newHasher(c, d, f)
 	start := 0
@@ -84,15 +94,55 @@ func (c *corpus) hashAll(d int, f uint) []uint32 {
 	return hs
 }
 
+// denseFactor: a corpus of at most 2^f/denseFactor positions has its
+// hashes renumbered, so that its tables hold one entry per distinct hash
+// instead of 2^f (1 MiB each at f = 18: clearing and faulting in a few of
+// them was most of the time training took on a dump of a few KiB).
+const denseFactor = 2
+
+// dense renumbers the valid hashes in hs 0, 1, 2, ... in order of first
+// appearance. Hashes are only ever table indexes, so the picks are the
+// same; tableSize(hs) is then the number of distinct hashes.
+func dense(hs []uint32) {
+	ids := make(map[uint32]uint32, len(hs)/4)
+	for i, x := range hs {
+		if x == invalidHash {
+			continue
+		}
+		id, ok := ids[x]
+		if !ok {
+			id = uint32(len(ids))
+			ids[x] = id
+		}
+		hs[i] = id
+	}
+}
+
+// tableSize is the size of a table indexed by the hashes in hs: 2^f, or
+// one past the largest hash of a dense corpus.
+func tableSize(hs []uint32, f uint) int {
+	if len(hs) > 1<<f/denseFactor {
+		return 1 << f
+	}
+	n := 0
+	for _, x := range hs {
+		if x != invalidHash {
+			n = max(n, int(x)+1)
+		}
+	}
+	return n
+}
+
 // countFreqs returns, for every hash value, the number of samples that
 // contain a d-mer with that hash (or, with perSample false, the number of
 // occurrences, as zstd counts them), in the high half of a picker table
 // entry (see picker.table), saturating at 0xFFFF. hs is hashAll's.
 func (c *corpus) countFreqs(hs []uint32, f uint, perSample bool) []uint32 {
-	freqs := make([]uint32, 1<<f)
+	size := tableSize(hs, f)
+	freqs := make([]uint32, size)
 	var last []uint32
 	if perSample {
-		last = make([]uint32, 1<<f)
+		last = make([]uint32, size)
 	}
 	start := 0
 	for i, end := range c.ends {
@@ -124,10 +174,9 @@ type segment struct {
 }
 
 // picker selects content for one (k, d) pair. It owns scratch memory and may
-// be reused for several runs with the same f.
+// be reused for several runs.
 type picker struct {
 	c *corpus
-	f uint
 	// table holds, for each hash, the d-mer count in its high 16 bits (a
 	// working copy, zeroed as d-mers are used) and how often the hash occurs
 	// in the sliding window in its low 16 bits (k < 2^16): one memory access
@@ -141,8 +190,8 @@ const (
 	windowMask = 0xFFFF
 )
 
-func newPicker(c *corpus, f uint) *picker {
-	return &picker{c: c, f: f, table: make([]uint32, 1<<f)}
+func newPicker(c *corpus) *picker {
+	return &picker{c: c}
 }
 
 // pickOptions are the knobs of one selection run.
@@ -152,10 +201,15 @@ type pickOptions struct {
 }
 
 // pick runs the selection and returns the content, most valuable bytes
-// last. hs is hashAll's for o.d, base countFreqs'.
+// last. hs is hashAll's for o.d, base countFreqs' (whose length is the
+// table's).
 func (p *picker) pick(hs, base []uint32, o pickOptions) []byte {
 	c := p.c
 	k, d := o.k, o.d
+	if cap(p.table) < len(base) {
+		p.table = make([]uint32, len(base))
+	}
+	p.table = p.table[:len(base)]
 	copy(p.table, base)
 	nbDmers := c.size - d + 1
 	if nbDmers <= 0 || o.capacity <= 0 {

@@ -321,7 +321,7 @@ func build(samples [][]byte, p Params, cfg config) (Result, error) {
 	if content == nil {
 		c := newCorpus(usable)
 		hs := c.hashAll(res.D, hashLog)
-		content = newPicker(c, hashLog).pick(hs, c.countFreqs(hs, hashLog, res.PerSample),
+		content = newPicker(c).pick(hs, c.countFreqs(hs, hashLog, res.PerSample),
 			pickOptions{k: res.K, d: res.D, capacity: r.DictSize})
 	}
 	cd, err := newCoder(r.Level)
@@ -597,7 +597,7 @@ func judgeGroup(a *arena, cands []*candidate, evalSet [][]byte, round int, r res
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			pk := newPicker(a.c, hashLog)
+			pk := newPicker(a.c)
 			enc, encErr := newCoder(r.Level)
 			if encErr == nil {
 				defer enc.close()

@@ -141,10 +141,11 @@ func (zeroReader) Read(p []byte) (int, error) {
 func craftedFiles(t *testing.T) map[string][]byte {
 	small := []byte{2, 'a', 'b', 'c'} // LZF: a 3-byte literal
 	hello := zeroFrame(t, 5)
+	huge := hugeSize()
 	files := map[string][]byte{
-		// A legal file: one PLAIN list node of 1 GiB of zeros, stored LZF.
-		"lzf-1gib-node": newCraft(t, "REDIS0011").key(rdbio.TypeListQuicklist2, "big").
-			length(1).length(1).str(rdbio.EncLZF, zeroLZF(1<<30), 1<<30).done(),
+		// A legal file: one PLAIN list node of zeros (hugeSize), stored LZF.
+		"lzf-huge-node": newCraft(t, "REDIS0011").key(rdbio.TypeListQuicklist2, "big").
+			length(1).length(1).str(rdbio.EncLZF, zeroLZF(huge), uint64(huge)).done(),
 		"lzf-claims-1tib-node": newCraft(t, "REDIS0011").key(rdbio.TypeListQuicklist2, "l").
 			length(1).length(2).str(rdbio.EncLZF, small, 1<<40).done(),
 		"lzf-claims-4gib-member": newCraft(t, "REDIS0011").key(rdbio.TypeSet, "s").
@@ -155,8 +156,8 @@ func craftedFiles(t *testing.T) map[string][]byte {
 			key(rdbio.TypeListQuicklist2, "z").length(1).length(2).str(rdbio.EncZstd, hello, 4<<30).done(),
 		"zstd-claims-1tib": newCraft(t, "REDIS0011").aux(format.AuxFormat, format.Version).
 			key(rdbio.TypeListQuicklist2, "z").length(1).length(2).str(rdbio.EncZstd, hello, 1<<40).done(),
-		"zstd-1gib-frame": newCraft(t, "REDIS0011").aux(format.AuxFormat, format.Version).
-			key(rdbio.TypeListQuicklist2, "z").length(1).length(1).str(rdbio.EncZstd, zeroFrame(t, 1<<30), 1<<30).done(),
+		"zstd-huge-frame": newCraft(t, "REDIS0011").aux(format.AuxFormat, format.Version).
+			key(rdbio.TypeListQuicklist2, "z").length(1).length(1).str(rdbio.EncZstd, zeroFrame(t, int64(huge)), uint64(huge)).done(),
 		"intset-claims-2^32": newCraft(t, "REDIS0011").key(rdbio.TypeSetIntset, "i").
 			str(rdbio.EncRaw, binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, 2), 0xFFFFFFFF), 8).done(),
 		"zstd-string-value": newCraft(t, "REDIS0011").aux(format.AuxFormat, format.Version).
@@ -187,8 +188,18 @@ func hugeListpack() []byte {
 	return lp
 }
 
-// gibCommands are the commands run on the files that decode to 1 GiB in
-// the default run: one that streams it out, and verify, which decodes two.
+// hugeSize is what the "huge" crafted files decode to: 256 MiB, four
+// times the memory limit, in the default run; 1 GiB with RDBZ_LONG=1.
+func hugeSize() int {
+	if rdbiotest.Long() {
+		return 1 << 30
+	}
+	return 256 << 20
+}
+
+// gibCommands are the commands run on the files that decode to hugeSize
+// in the default run: one that streams it out, and verify, which decodes
+// two.
 var gibCommands = map[string]bool{"decompress --to raw": true, "verify IN IN": true}
 
 // craftedCommands are the command lines run on each crafted file IN, with
@@ -209,7 +220,7 @@ var craftedCommands = [][]string{
 
 func TestCraftedInputs(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds 12 MB and 1 GiB-decoding inputs; skipped with -short")
+		t.Skip("builds inputs that decode to 256 MiB (1 GiB with RDBZ_LONG=1); skipped with -short")
 	}
 	dir := t.TempDir()
 	if keep := os.Getenv("RDBZ_CRAFTED_DIR"); keep != "" {
@@ -221,8 +232,8 @@ func TestCraftedInputs(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, args := range craftedCommands {
-			if strings.Contains(name, "1gib") && !rdbiotest.Long() && !gibCommands[strings.Join(args[:min(len(args), 3)], " ")] {
-				continue // a gigabyte decoded per run: the rest with RDBZ_LONG=1
+			if strings.Contains(name, "huge") && !rdbiotest.Long() && !gibCommands[strings.Join(args[:min(len(args), 3)], " ")] {
+				continue // hugeSize decoded per run: the rest with RDBZ_LONG=1
 			}
 			t.Run(name+"/"+strings.Join(args[:min(len(args), 3)], "_"), func(t *testing.T) {
 				if code := runCrafted(t, in, args, craftedRSS); mustFail[name] && code != 1 {
@@ -237,8 +248,8 @@ func TestCraftedInputs(t *testing.T) {
 // limit and checks how it ended.
 func runCrafted(t *testing.T, in string, args []string, limit int64) int {
 	outDir := t.TempDir()
-	if args[0] == "decompress" && strings.Contains(in, "1gib") {
-		// A gigabyte of output needs no disk: OUT is a link to /dev/null,
+	if args[0] == "decompress" && strings.Contains(in, "huge") {
+		// Output of that size needs no disk: OUT is a link to /dev/null,
 		// which rdbz writes in place.
 		if err := os.Symlink(os.DevNull, filepath.Join(outDir, "out")); err != nil {
 			t.Fatal(err)

@@ -399,13 +399,19 @@ func matrixInputs(t *testing.T, base string) []matrixInput {
 	return ins
 }
 
-// quickDamage is the damage the default run gives the kinds whose damaged
-// forms reach the same checks as the RDB's (a cut, a flip under the CRC,
-// the trailer); RDBZ_LONG=1 gives every kind all of its damage.
+// quickDamage is the damage the default run gives each kind: for the
+// kinds whose damaged forms reach the same checks as the RDB's, a cut, a
+// flip under the CRC, the trailer; for the others, one form of each part
+// their reader checks apart. RDBZ_LONG=1 gives every kind all of its
+// damage.
 var quickDamage = map[string][]string{
 	"rdb":     {"cut-middle", "cut-last", "flip-value", "flip-trailer"},
 	"rdb-raw": {"cut-last", "flip-value"},
 	"rdbz1":   {"cut-last", "flip-value"},
+	"vkcs":    {"cut-frame", "flip-frame"},
+	// A cut inside a block and in the index, a flip in each part that
+	// is read differently (header, block, index head, footer).
+	"rdbz2": {"cut-block", "cut-index", "cut-last", "flip-header", "flip-block", "flip-index-head", "flip-footer"},
 }
 
 // blockSizeFor is the block size of an input's format-2 form: small

@@ -164,8 +164,9 @@ func TestInterruptEveryCommand(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			stdin.Write(c.stdin[:len(c.stdin)/2]) // and keep stdin open
-			waitCatching(t, cmd.Process.Pid, syscall.SIGINT)
+			half := c.stdin[:len(c.stdin)/2]
+			stdin.Write(half) // and keep stdin open
+			waitRead(t, cmd.Process.Pid, int64(len(half)))
 			time.Sleep(100 * time.Millisecond) // at work on what it read
 			start := time.Now()
 			cmd.Process.Signal(syscall.SIGINT)
@@ -186,25 +187,26 @@ func TestInterruptEveryCommand(t *testing.T) {
 	}
 }
 
-// waitCatching waits until process pid catches sig (its SigCgt mask in
-// /proc), so that a signal sent then is the command's to handle, not the
-// runtime's before main.
-func waitCatching(t *testing.T, pid int, sig syscall.Signal) {
+// waitRead waits until process pid has read n bytes (rchar in its
+// /proc io): a command reads its input only after main has installed its
+// signal handler, which the Go runtime's own handler, present from the
+// first instruction, does not tell apart in /proc's SigCgt mask.
+func waitRead(t *testing.T, pid int, n int64) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
 		if err != nil {
-			t.Skipf("no /proc to tell when the signal is caught: %v", err)
+			t.Skipf("no /proc to tell when the command reads: %v", err)
 		}
 		for _, line := range strings.Split(string(b), "\n") {
-			if mask, ok := strings.CutPrefix(line, "SigCgt:"); ok {
-				if m, err := strconv.ParseUint(strings.TrimSpace(mask), 16, 64); err == nil && m&(1<<(sig-1)) != 0 {
+			if v, ok := strings.CutPrefix(line, "rchar:"); ok {
+				if r, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil && r >= n {
 					return
 				}
 			}
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatalf("process %d never caught %v", pid, sig)
+	t.Fatalf("process %d never read %d bytes", pid, n)
 }
