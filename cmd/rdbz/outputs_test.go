@@ -122,7 +122,7 @@ func TestWriteErrorsFail(t *testing.T) {
 
 // TestInterruptEveryCommand: SIGINT stops every command at once, while it
 // waits on its input or works on it: exit 130 within interruptLimit (the
-// issue's 200 ms, with room for a loaded machine), its partial output
+// issue's 200 ms; a late run is given a second try), its partial output
 // removed.
 func TestInterruptEveryCommand(t *testing.T) {
 	const interruptLimit = 200 * time.Millisecond
@@ -145,46 +145,61 @@ func TestInterruptEveryCommand(t *testing.T) {
 		{[]string{"verify", small, "-"}, rdb}, {[]string{"train", "-o", "OUT", "-"}, rdb},
 	} {
 		t.Run(c.args[0], func(t *testing.T) {
-			dir := t.TempDir()
-			var argv []string
-			for _, a := range c.args {
-				a = strings.ReplaceAll(a, "DIR", dir)
-				if a == "OUT" {
-					a = filepath.Join(dir, "out")
+			// A run over the limit is tried once more: a loaded machine
+			// can hold the process off the CPU for a moment; a command
+			// that ignores the signal is late twice.
+			var took time.Duration
+			for range 2 {
+				if took = interruptOnce(t, c.args, c.stdin); took <= interruptLimit {
+					return
 				}
-				argv = append(argv, a)
 			}
-			cmd := exec.Command(rdbzBin, argv...)
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			half := c.stdin[:len(c.stdin)/2]
-			stdin.Write(half) // and keep stdin open
-			waitRead(t, cmd.Process.Pid, int64(len(half)))
-			time.Sleep(100 * time.Millisecond) // at work on what it read
-			start := time.Now()
-			cmd.Process.Signal(syscall.SIGINT)
-			err = cmd.Wait()
-			took := time.Since(start)
-			stdin.Close()
-			ee, ok := err.(*exec.ExitError)
-			if !ok || ee.ExitCode() != 130 {
-				t.Fatalf("%v after SIGINT: %v, %s; want exit 130", c.args, err, stderr.String())
-			}
-			if took > interruptLimit {
-				t.Errorf("%v: stopped %v after SIGINT, over %v", c.args, took, interruptLimit)
-			}
-			if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-				t.Fatalf("%v: left %v", c.args, ents[0].Name())
-			}
+			t.Errorf("%v: stopped %v after SIGINT, over %v", c.args, took, interruptLimit)
 		})
 	}
+}
+
+// interruptOnce runs a command line with half of stdin, sends it SIGINT
+// once it has read that, and returns how long it took to exit; it fails
+// the test unless the exit is 130 with nothing left behind.
+func interruptOnce(t *testing.T, args []string, input []byte) time.Duration {
+	t.Helper()
+	dir := t.TempDir()
+	var argv []string
+	for _, a := range args {
+		a = strings.ReplaceAll(a, "DIR", dir)
+		if a == "OUT" {
+			a = filepath.Join(dir, "out")
+		}
+		argv = append(argv, a)
+	}
+	cmd := exec.Command(rdbzBin, argv...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	half := input[:len(input)/2]
+	stdin.Write(half) // and keep stdin open
+	waitRead(t, cmd.Process.Pid, int64(len(half)))
+	time.Sleep(100 * time.Millisecond) // at work on what it read
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	err = cmd.Wait()
+	took := time.Since(start)
+	stdin.Close()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 130 {
+		t.Fatalf("%v after SIGINT: %v, %s; want exit 130", args, err, stderr.String())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("%v: left %v", args, ents[0].Name())
+	}
+	return took
 }
 
 // waitRead waits until process pid has read n bytes (rchar in its
