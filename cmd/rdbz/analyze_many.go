@@ -39,7 +39,7 @@ func runAnalyzeMany(c *cli.Context, ro rdbio.Options) error {
 			comb.Add(a, name) // and a is dropped: any number of files in bounded memory
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			errs = append(errs, withPath(err, name))
 		}
 	}
 	err = errors.Join(errs...)

@@ -61,4 +61,12 @@ func TestAnalyzeSeveral(t *testing.T) {
 	if err != nil || int64(len(rows)-1) != keys || rows[0][0] != "file" || rows[1][0] != a || rows[len(rows)-1][0] != b {
 		t.Fatalf("%d rows for %d keys (%v), first %q", len(rows), keys, err, rows[:min(2, len(rows))])
 	}
+
+	// A damaged input among several: exit 1, named once, with its offset.
+	cut := filepath.Join(t.TempDir(), "cut.rdb")
+	os.WriteFile(cut, []byte("REDIS0011\xfe"), 0o644)
+	_, stderr, code = run(t, nil, "analyze", "--no-whatif", a, cut)
+	if code != 1 || strings.Count(stderr, cut) != 1 || !strings.Contains(stderr, "offset") {
+		t.Fatalf("analyze A DAMAGED: exit %d, stderr %q; want the damaged file named once, with the offset", code, stderr)
+	}
 }

@@ -353,6 +353,13 @@ func TestInfoSeveral(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "nope.rdb") || !strings.Contains(stdout, "checksum  ok") {
 		t.Fatalf("info MISSING A: exit %d, stderr %q, stdout %q", code, stderr, stdout)
 	}
+	// A damaged input is named once in its line, as when it is alone.
+	cut := filepath.Join(t.TempDir(), "cut.rdb")
+	os.WriteFile(cut, []byte("REDIS0011\xfe"), 0o644)
+	_, stderr, code = run(t, nil, "info", small, cut)
+	if line, _, _ := strings.Cut(stderr, "\n"); code != 1 || strings.Count(line, cut) != 1 || !strings.Contains(line, "offset") {
+		t.Fatalf("info A DAMAGED: exit %d, stderr %q; want the damaged file named once, with the offset", code, stderr)
+	}
 }
 
 // TestInfoTrailingAndTruncated: info shows the bytes after the trailer in

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/analyze"
@@ -60,7 +61,7 @@ func runInfo(c *cli.Context) error {
 		if err != nil {
 			failed, last = failed+1, err
 			if len(paths) > 1 {
-				fmt.Fprintf(os.Stderr, "rdbz: %s: %v\n", p, err)
+				fmt.Fprintln(os.Stderr, "rdbz:", withPath(err, p))
 			}
 		}
 		if rep == nil {
@@ -219,4 +220,13 @@ func printContainer(w io.Writer, k *listcodec.Container) {
 		fmt.Fprintln(w, "dict      none")
 	}
 	fmt.Fprintln(w, "below     the RDB it holds:")
+}
+
+// withPath is err led by path, unless its text names path already (as
+// the readers' errors do): one input's error among several, named once.
+func withPath(err error, path string) error {
+	if strings.Contains(err.Error(), path) {
+		return err
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
