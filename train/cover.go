@@ -70,7 +70,7 @@ func (h hasher) at(pos int) uint32 {
 // are renumbered (dense).
 func (c *corpus) hashAll(d int, f uint) []uint32 {
 	hs := c.hashes(d, f)
-	if len(hs) <= 1<<f/denseFactor {
+	if isDense(hs, f) {
 		dense(hs)
 	}
 	return hs
@@ -100,6 +100,9 @@ func (c *corpus) hashes(d int, f uint) []uint32 {
 // them was most of the time training took on a dump of a few KiB).
 const denseFactor = 2
 
+// isDense reports whether the hashes hs of a corpus are renumbered.
+func isDense(hs []uint32, f uint) bool { return len(hs) <= 1<<f/denseFactor }
+
 // dense renumbers the valid hashes in hs 0, 1, 2, ... in order of first
 // appearance. Hashes are only ever table indexes, so the picks are the
 // same; tableSize(hs) is then the number of distinct hashes.
@@ -121,7 +124,7 @@ func dense(hs []uint32) {
 // tableSize is the size of a table indexed by the hashes in hs: 2^f, or
 // one past the largest hash of a dense corpus.
 func tableSize(hs []uint32, f uint) int {
-	if len(hs) > 1<<f/denseFactor {
+	if !isDense(hs, f) {
 		return 1 << f
 	}
 	n := 0
