@@ -17,19 +17,14 @@ import (
 // cut or repeated decompresses to an RDB or an error, each within 10 s
 // (a hang dumps every goroutine). RDBZ_LONG=1: 20,000 inputs, else 2,000.
 func TestMutations(t *testing.T) {
-	src, err := os.ReadFile("../../testdata/small.rdb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var z bytes.Buffer
-	Compress(context.Background(), &z, bytes.NewReader(src), Options{BlockSize: 1 << 10})
+	file := smallFormat2(t, 1<<10)
 	n := 2000
 	if os.Getenv("RDBZ_LONG") != "" {
 		n = 20000
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < n; i++ {
-		in := bytes.Clone(z.Bytes())
+		in := bytes.Clone(file)
 		for k := rng.IntN(4) + 1; k > 0; k-- {
 			in[rng.IntN(len(in))] = byte(rng.IntN(256))
 		}

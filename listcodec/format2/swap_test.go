@@ -16,15 +16,7 @@ import (
 // length is right), and must still fail to decompress to every target:
 // the decoded stream no longer matches its checksums.
 func TestSwappedBlocksFail(t *testing.T) {
-	src, err := os.ReadFile("../../testdata/small.rdb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var z bytes.Buffer
-	if _, err := Compress(context.Background(), &z, bytes.NewReader(src), Options{BlockSize: 1 << 10}); err != nil {
-		t.Fatal(err)
-	}
-	file := z.Bytes()
+	file := smallFormat2(t, 1<<10)
 	f, err := block.OpenFile(bytes.NewReader(file), int64(len(file)), block.ReaderOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -57,4 +49,19 @@ func TestSwappedBlocksFail(t *testing.T) {
 	if pairs == 0 {
 		t.Fatal("no two blocks of equal length to swap: make the blocks smaller")
 	}
+}
+
+// smallFormat2 is testdata/small.rdb compressed in format 2 with blocks of
+// blockSize.
+func smallFormat2(t *testing.T, blockSize int) []byte {
+	t.Helper()
+	src, err := os.ReadFile("../../testdata/small.rdb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	if _, err := Compress(context.Background(), &z, bytes.NewReader(src), Options{BlockSize: blockSize}); err != nil {
+		t.Fatal(err)
+	}
+	return z.Bytes()
 }
