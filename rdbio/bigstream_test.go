@@ -118,6 +118,7 @@ func TestHugeValuesStreamWithBoundedHeap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("streams gigabytes; skipped with -short")
 	}
+	rdbiotest.DefaultGC(t) // a peak heap, as the tools collect
 	const limit = 64 << 20
 	strLen, scale := int64(256<<20), 4 // nodes of the list: a quarter of 256 and 32
 	if rdbiotest.Long() {

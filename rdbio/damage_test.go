@@ -42,10 +42,12 @@ func damageOffsets(size int) []int {
 	}
 	spread := 300
 	switch {
-	case size > 2<<20 && !rdbiotest.Long():
-		spread = 40 // each try reads up to the whole file: 150 took 6–10 s on each of the 3.7–17 MB dumps (RDBZ_LONG=1: 150)
+	case rdbiotest.Long() && size > 1<<20:
+		spread = 150
+	case size > 2<<20:
+		spread = 20 // each try reads up to the whole file: 150 took 6–10 s on each of the 3.7–17 MB dumps
 	case size > 1<<20:
-		spread = 150 // each try reads up to the whole file: keep big ones quick
+		spread = 60 // 150 took 1.4 s on each 1–2 MB dump
 	}
 	var offs []int
 	for i := 0; i < spread; i++ {

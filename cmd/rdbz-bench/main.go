@@ -43,7 +43,7 @@ func main() {
 	check(err)
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "rdbz")
-	out, err := exec.Command("go", "build", "-o", bin, "./cmd/rdbz").CombinedOutput()
+	out, err := exec.Command("go", "build", "-tags", "urfave_cli_no_docs", "-o", bin, "./cmd/rdbz").CombinedOutput() // as README.md builds it
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "go build ./cmd/rdbz (run from the repository root): %v\n%s", err, out)
 		os.Exit(1)

@@ -297,11 +297,11 @@ func TestGateStreamed(t *testing.T) {
 	}
 }
 
-// TestPlainNodeStreamsInBoundedMemory converts a list with a 48 MiB PLAIN
+// TestPlainNodeStreamsInBoundedMemory converts a list with a 24 MiB PLAIN
 // node, raw and LZF, read from a pipe and written to the reader that checks
 // it, and checks that the conversion allocated a small part of that.
 func TestPlainNodeStreamsInBoundedMemory(t *testing.T) {
-	const size = 48 << 20
+	const size = 24 << 20 // 1.2–1.7 MiB allocated at 48 MiB as at 24
 	rng := rand.New(rand.NewPCG(7, 8))
 	elem := rdbiotest.JSONish(rng, size)
 	var enc lzf.Encoder
@@ -370,8 +370,8 @@ func TestPlainNodeStreamsInBoundedMemory(t *testing.T) {
 		}
 		alloc := after.TotalAlloc - before.TotalAlloc
 		t.Logf("lzf %v: %d KiB allocated converting and checking a %d MiB element", lzf, alloc>>10, size>>20)
-		if alloc > size/8 {
-			t.Errorf("lzf %v: %d bytes allocated, over %d", lzf, alloc, size/8)
+		if alloc > size/6 {
+			t.Errorf("lzf %v: %d bytes allocated, over %d", lzf, alloc, size/6)
 		}
 	}
 }

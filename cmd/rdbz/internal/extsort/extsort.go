@@ -59,10 +59,8 @@ func New[T any](codec Codec[T], cmp func(a, b T) int, maxBytes int, dir string) 
 
 // Add adds a record.
 func (s *Sorter[T]) Add(v T) error {
-	if s.buf == nil {
-		// Its whole size at once: growing by append would copy it and
-		// leave the copies to the collector. Pages are touched as filled.
-		s.buf = make([]T, 0, s.max)
+	if len(s.buf) == cap(s.buf) && cap(s.buf) < s.max {
+		s.grow()
 	}
 	if len(s.buf) >= s.max {
 		if err := s.flush(); err != nil {
@@ -71,6 +69,15 @@ func (s *Sorter[T]) Add(v T) error {
 	}
 	s.buf = append(s.buf, v)
 	return nil
+}
+
+// grow doubles the buffer, from 4096 records up to s.max: its whole size
+// at once made every merge of a few keys zero 16 MiB in a process that
+// reuses its heap, and append's own growth passes the bound.
+func (s *Sorter[T]) grow() {
+	buf := make([]T, len(s.buf), min(s.max, max(4096, 2*cap(s.buf))))
+	copy(buf, s.buf)
+	s.buf = buf
 }
 
 // flush writes the buffer as a run, merging the runs into one when there
