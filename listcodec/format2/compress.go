@@ -348,9 +348,10 @@ func (c *csink) Write(p []byte) (int, error) {
 // Allocating the whole limit (8–12 MiB) for every input made each small
 // dump's compress zero that much in a process that reuses its heap (the
 // split tests: 45% of their CPU); appending without a bound grew it to
-// 40 MiB to hold 8. Doubling from 64 KiB to 1 MiB, then the limit, copies
-// at most 2 MiB more for a big dump.
-const holdJump = 1 << 20
+// 40 MiB to hold 8. Doubling from 64 KiB to 256 KiB, then the limit,
+// leaves a big dump at most 256 KiB more to collect (1 MiB put compress
+// -19 of lists-events 1 MiB nearer the 64 MiB bound).
+const holdJump = 256 << 10
 
 // hold appends p to the held T, growing it within c.limit.
 func (c *csink) hold(p []byte) {
