@@ -193,7 +193,7 @@ func (c *compressor) list(rec *rdbio.Record) error {
 		return nil
 	}
 	t := c.t
-	ok, err := t.ch.split(int(rec.Sent))
+	ok, err := t.ch.split(t.sent)
 	if err != nil || !ok { // a key too long to hold back: try the next list
 		return err
 	}

@@ -148,8 +148,7 @@ func (d *decompressor) aux(rec *rdbio.Record) error {
 	if err != nil {
 		return err
 	}
-	rec.Drop()
-	return nil
+	return d.t.drop()
 }
 
 // checkDictSum compares the dictionary a file names with the checksum it

@@ -45,6 +45,7 @@ type transcoder struct {
 	w     *rdbio.Writer
 	p     *pipeline
 	ch    *chunker
+	out   recordSink // the Reader's sink, in front of ch
 	stats *Stats
 	h     handler
 	key   []byte       // the list key being read (shared by its nodes' items)
@@ -55,12 +56,15 @@ type transcoder struct {
 	// passed on as it is (PassBody), where no record can be added.
 	unwalked bool
 	keys     int64 // key records read
+	// sent is how many bytes of the record read last the chunker had
+	// when Next returned it (the rest follows with what is read next).
+	sent int
 }
 
 // handler is what Compress and Decompress do at the points where they
 // differ.
 type handler interface {
-	// aux sees every AUX record; it may drop it (rdbio.Record.Drop).
+	// aux sees every AUX record; it may leave it out (transcoder.drop).
 	aux(rec *rdbio.Record) error
 	// list is called at every list key record, before its nodes.
 	list(rec *rdbio.Record) error
@@ -92,7 +96,8 @@ func newTranscoder(ctx context.Context, dst io.Writer, src io.Reader, flow Flow,
 	t.p = newPipeline(ctx, w, 64*flow.Workers+64, flow.QueueBytes, stats)
 	t.ch = &chunker{p: t.p}
 	t.ch.send = func(it *item) error { return t.h.emit(it, false) }
-	if err := r.SetSink(t.ch); err != nil {
+	t.out.w = t.ch
+	if err := r.SetSink(&t.out); err != nil {
 		return nil, t.p.stop(err)
 	}
 	return t, nil
@@ -130,7 +135,7 @@ func (t *transcoder) run() error {
 
 func (t *transcoder) records() error {
 	for {
-		rec, err := t.r.Next()
+		rec, err := t.next()
 		if errors.Is(err, rdbio.ErrUnsupported) {
 			return t.passBody()
 		}
@@ -143,6 +148,9 @@ func (t *transcoder) records() error {
 		switch {
 		case rec.Kind == rdbio.KindAux:
 			err = t.h.aux(rec)
+			if err == nil {
+				_, err = t.out.pass()
+			}
 		case rec.Kind == rdbio.KindKey && rdbio.IsList(rec.Type):
 			err = t.list(rec)
 		case rec.Kind == rdbio.KindEOF:
@@ -155,6 +163,70 @@ func (t *transcoder) records() error {
 			return err
 		}
 	}
+}
+
+// next reads the next record with its bytes held (recordSink): an AUX
+// record's until the handler has seen it, the others' go on at once.
+func (t *transcoder) next() (*rdbio.Record, error) {
+	if err := t.r.Finish(); err != nil {
+		return nil, err
+	}
+	t.out.hold()
+	rec, err := t.r.Next()
+	if err == nil && rec.Kind == rdbio.KindAux {
+		return rec, nil
+	}
+	sent, perr := t.out.pass()
+	t.sent = sent
+	if err == nil {
+		err = perr
+	}
+	return rec, err
+}
+
+// drop leaves the AUX record Next returned last out of the output: its
+// bytes still in the Reader go to the hold, which forgets them all.
+func (t *transcoder) drop() error {
+	if err := t.r.Finish(); err != nil {
+		return err
+	}
+	t.out.held = t.out.held[:0]
+	return nil
+}
+
+// recordSink is the Reader's sink in front of the chunker. From hold on
+// it holds what it is written, the first bytes of the record being read,
+// until pass sends them on (or drop forgets them).
+type recordSink struct {
+	w       io.Writer
+	held    []byte
+	holding bool
+}
+
+func (s *recordSink) Write(p []byte) (int, error) {
+	if s.holding {
+		s.held = append(s.held, p...)
+		return len(p), nil
+	}
+	return s.w.Write(p)
+}
+
+// hold holds what follows until pass.
+func (s *recordSink) hold() {
+	s.holding, s.held = true, s.held[:0]
+}
+
+// pass sends what was held on, stops holding and reports how many bytes
+// it sent.
+func (s *recordSink) pass() (int, error) {
+	s.holding = false
+	p := s.held
+	if len(p) == 0 {
+		return 0, nil
+	}
+	s.held = s.held[:0]
+	_, err := s.w.Write(p)
+	return len(p), err
 }
 
 // passBody copies the rest unchanged after a record rdbio cannot walk.

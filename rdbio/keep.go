@@ -196,7 +196,7 @@ func (r *Reader) nextAhead() (*Record, error) {
 		}
 	}
 	r.gen++
-	rec.gen, rec.Sent = r.gen, int64(len(span))
+	rec.gen = r.gen
 	return rec, nil
 }
 

@@ -107,10 +107,6 @@ type Record struct {
 	Kind   Kind
 	Op     byte  // the opcode, or the type byte of a key
 	Offset int64 // offset of the record's first byte
-	// Sent is how many of the record's bytes, from Offset on, the sink had
-	// received when Next returned it (the rest follows with what is read
-	// next).
-	Sent int64
 
 	// KindKey
 	Key    []byte
@@ -131,7 +127,7 @@ type Record struct {
 	// KindEOF
 	Checksum ChecksumStatus
 
-	r   *Reader // for Drop
+	r   *Reader // for Ctime
 	gen uint64  // the Reader's count of records when Next returned this one
 }
 
@@ -155,17 +151,12 @@ type Reader struct {
 	scratch []byte
 	node    Node
 	rawBuf  appender
-	// held holds consumed bytes back from the sink: an AUX record that
-	// Record.Drop may still leave out, or the records of a key that
-	// Options.Keep has not decided on, or has kept but Next has not
+	// held holds consumed bytes back from the sink: the records of a key
+	// that Options.Keep has not decided on, or has kept but Next has not
 	// returned yet (keep.go).
 	held appender
-	// heldOrig is, when the sink keeps the original apart (altSink), the
-	// original form of what held holds (heldAlt).
-	heldOrig appender
-	heldAlt  bool
-	// release: held goes on to the sink at the next read (releaseHeld): an
-	// AUX record not dropped, or the records of a key whose read failed.
+	// release: held goes on to the sink at the next read (releaseHeld):
+	// the records of a key whose read failed.
 	release bool
 	ahead   []aheadRec // a kept key's records Next has yet to return
 	aheadAt int        // the next of them
@@ -308,9 +299,9 @@ func notDigits(s string) bool {
 }
 
 // Next returns the next record. A key's value that was not read through
-// its handle (Value) is skipped (and sent to the sink); so is what
-// is left of a list whose nodes were walked part way. After the EOF record
-// Next returns io.EOF; a checksum mismatch is an error unless
+// its handle (Value) is skipped (and sent to the sink); so is what is
+// left of a list whose nodes were walked part way (Finish). After the EOF
+// record Next returns io.EOF; a checksum mismatch is an error unless
 // Options.IgnoreChecksum. With Options.Keep, the keys it rejects are
 // skipped.
 func (r *Reader) Next() (*Record, error) {
@@ -323,21 +314,35 @@ func (r *Reader) Next() (*Record, error) {
 	if r.done {
 		return nil, io.EOF
 	}
-	if err := r.releaseHeld(); err != nil {
+	if err := r.Finish(); err != nil {
 		return nil, err
-	}
-	if _, err := r.finishValue(false); err != nil {
-		return nil, err
-	}
-	// Records reach the sink whole from here on: everything before this
-	// record has been passed on (see Record.Sent).
-	if err := r.in.flush(); err != nil {
-		return nil, r.fail("write", err)
 	}
 	if r.opt.Keep != nil {
 		return r.nextKept()
 	}
 	return r.nextRecord()
+}
+
+// Finish ends the record Next returned last: what is left of a key's
+// value is skipped, as Next skips it, and every byte read so far goes on
+// to the sink. After it, Offset is where the next record starts (unless
+// Options.Keep holds records Next has yet to return) and the sink has
+// every byte before it: the bytes it receives from here to the record's
+// return by Next are that record's.
+func (r *Reader) Finish() error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.done || r.aheadAt < len(r.ahead) {
+		return nil
+	}
+	if err := r.releaseHeld(); err != nil {
+		return err
+	}
+	if _, err := r.finishValue(false); err != nil {
+		return err
+	}
+	return r.wrap("write", r.in.flush())
 }
 
 // nextRecord reads the record at the input's offset.
@@ -355,7 +360,6 @@ func (r *Reader) nextRecord() (*Record, error) {
 	if err := r.readRecord(op); err != nil {
 		return nil, err
 	}
-	r.rec.Sent = r.in.base + int64(r.in.mark) - r.rec.Offset
 	return &r.rec, nil
 }
 
@@ -365,47 +369,10 @@ func (r *Reader) readRecord(op byte) error {
 		return r.readKey(op)
 	case op == 255:
 		return r.readEOF()
-	case op == OpAux:
-		return r.readHeldAux()
 	}
 	k, err := r.readOpcode(op)
 	r.rec.Kind = k
 	return r.wrap(OpName(op), err)
-}
-
-// readHeldAux reads an AUX record whose bytes are held back from the sink
-// until the next call, so that Record.Drop can leave it out of a copy.
-func (r *Reader) readHeldAux() error {
-	r.in.pos-- // the opcode byte goes with the record
-	err := r.in.setOut(r.sink)
-	r.in.pos++
-	if err != nil {
-		return r.fail("write", err)
-	}
-	r.held, r.heldOrig = r.held[:0], r.heldOrig[:0]
-	r.in.out = &r.held
-	if _, r.heldAlt = r.sink.(altSink); r.heldAlt {
-		r.in.out = &splitHold{out: &r.held, orig: &r.heldOrig}
-	}
-	k, err := r.readOpcode(OpAux)
-	if err == nil {
-		err = r.in.flush()
-	}
-	r.in.out = r.sink
-	r.rec.Kind = k
-	r.release = err == nil
-	return r.wrap(OpName(OpAux), err)
-}
-
-// Drop leaves an AUX record, the one Next returned last, out of the sink.
-// It reports false for any other record, whose bytes have gone on already.
-func (rec *Record) Drop() bool {
-	r := rec.r
-	if r == nil || rec.gen != r.gen || rec.Kind != KindAux || !r.release {
-		return false
-	}
-	r.release = false
-	return true
 }
 
 // releaseHeld passes the held bytes on to the sink when they are to go.
@@ -417,34 +384,11 @@ func (r *Reader) releaseHeld() error {
 	if r.in.out == nil {
 		return nil
 	}
-	if a, ok := r.in.out.(altSink); ok && r.heldAlt {
-		// Each side in its order: the output and the original are two
-		// streams.
-		if err := a.WriteOut(r.held); err != nil {
-			return r.fail("write", &sinkError{err})
-		}
-		if err := a.WriteOrig(r.heldOrig); err != nil {
-			return r.fail("write", &sinkError{err})
-		}
-		return nil
-	}
 	if _, err := r.in.out.Write(r.held); err != nil {
 		return r.fail("write", &sinkError{err})
 	}
 	return nil
 }
-
-// splitHold holds back bytes for an altSink: the output's and the
-// original's forms apart.
-type splitHold struct{ out, orig *appender }
-
-func (h *splitHold) Write(p []byte) (int, error) {
-	h.out.Write(p)
-	return h.orig.Write(p)
-}
-
-func (h *splitHold) WriteOut(p []byte) error  { _, err := h.out.Write(p); return err }
-func (h *splitHold) WriteOrig(p []byte) error { _, err := h.orig.Write(p); return err }
 
 func (r *Reader) readKey(op byte) error {
 	if !r.fixed {
