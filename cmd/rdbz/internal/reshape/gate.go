@@ -53,6 +53,21 @@ func (g *gate) pass(upTo int64, fn func([]byte) error) error {
 	return err
 }
 
+// gap moves the gate past the input bytes [from, to) that never reached
+// it (the filter left them out): what is held before from goes to fn (nil
+// leaves it out), or, with hold, stays held as if it stood right before
+// to (a key's prefix records, which wait for it); what is held after from
+// is the input's from to on.
+func (g *gate) gap(from, to int64, hold bool, fn func([]byte) error) error {
+	if hold {
+		g.heldAt += to - from
+		return nil
+	}
+	err := g.pass(from, fn)
+	g.heldAt = to
+	return err
+}
+
 // skipTo lets go of everything held and of the input bytes before off that
 // went around the gate (a value).
 func (g *gate) skipTo(off int64) {
@@ -111,9 +126,12 @@ type router interface {
 
 // route reads the records of r up to its EOF and hands each to rt. A
 // record's bytes go where rt said once the next record starts (they are
-// complete then); a key's prefix records (toPrefix) wait for the key.
+// complete then); a key's prefix records (toPrefix) wait for the key. The
+// bytes a filter left out lie right before the record that follows them:
+// the gate moves past them.
 func route(ctx context.Context, r *rdbio.Reader, g *gate, rt router) error {
 	pending := toNone
+	var left int64 // the input bytes the filter left out so far
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -121,6 +139,12 @@ func route(ctx context.Context, r *rdbio.Reader, g *gate, rt router) error {
 		rec, err := r.Next()
 		if err != nil {
 			return unwalkable(err)
+		}
+		if n := r.Filtered().Bytes - left; n > 0 {
+			left += n
+			if err := g.gap(rec.Offset-n, rec.Offset, pending == toPrefix, rt.deliver(pending)); err != nil {
+				return err
+			}
 		}
 		if pending != toPrefix {
 			if err := g.pass(rec.Offset, rt.deliver(pending)); err != nil {

@@ -1,6 +1,7 @@
 package reshape
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -166,3 +167,32 @@ func TestSplitUnservedSlot(t *testing.T) {
 }
 
 func rr(first, last int) cluster.Range { return cluster.Range{First: first, Last: last} }
+
+// TestSplitFiltered: through a filter, the parts hold the keys it keeps
+// with their values and expiries, a kept key right after keys left out
+// (with an expiry record, or alone) included; as the filtered copy of the
+// input splits.
+func TestSplitFiltered(t *testing.T) {
+	in := crafted(t, nil)
+	out := map[string]bool{"key:11": true, "key:19": true, "key:39": true, "{user1000}.3": true}
+	keep := func(rec *rdbio.Record) bool { return !out[string(rec.Key)] }
+	var filtered bytes.Buffer
+	if _, _, err := rdbio.CopyFiltered(&filtered, bytes.NewReader(in), rdbio.Options{Keep: keep}); err != nil {
+		t.Fatal(err)
+	}
+	three, _ := cluster.Even(3)
+	for _, once := range []bool{false, true} {
+		parts, rep, err := splitBytes(t, bytesInput("in", in, once), three, SplitOptions{Options: rdbio.Options{Keep: keep}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkParts(t, filtered.Bytes(), parts, three, !once)
+		var total int64
+		for _, p := range rep.Parts {
+			total += p.Keys
+		}
+		if total != 36 {
+			t.Errorf("%d keys in the parts, want 36", total)
+		}
+	}
+}
