@@ -22,7 +22,7 @@ type Stats struct {
 	// not reproduce their bytes (written by an older liblzf).
 	Unfaithful int64
 	// Keys counts the key records written; LeftOut those the filter
-	// (rdbio.Options.Keep) left out.
+	// (Flow.Keep) left out.
 	Keys, LeftOut int64
 	DictID        uint32
 	DictBytes     int

@@ -272,7 +272,7 @@ func trainFromFile(ctx context.Context, f seekFile, opt CompressOptions) (*node.
 		return nil, "", err
 	}
 	ns := newNodeSampler(opt.Train.SampleBytes, opt.Train.SampleBytes, opt.Train.seed())
-	if err := ns.addAll(ctx, f, opt.Options, false); err != nil {
+	if err := ns.addAll(ctx, f, opt.Options, opt.Keep, false); err != nil {
 		return nil, "", fmt.Errorf("sampling pass: %w", err)
 	}
 	d, note, err := ns.build(opt)
@@ -298,11 +298,12 @@ func refuseCompressed(f seekFile, flow Flow) error {
 	return err
 }
 
-// addAll samples the list nodes of an RDB stream: all of them, or only
-// until the sample budget is reached when untilFull.
-func (n *nodeSampler) addAll(ctx context.Context, src io.Reader, ropt rdbio.Options, untilFull bool) error {
+// addAll samples the list nodes of an RDB stream (of the keys keep keeps,
+// nil: all): all of them, or only until the sample budget is reached when
+// untilFull.
+func (n *nodeSampler) addAll(ctx context.Context, src io.Reader, ropt rdbio.Options, keep func(*rdbio.Record) bool, untilFull bool) error {
 	it := &item{}
-	return rdbio.ForEachNode(src, ropt, func(key []byte, node *rdbio.Node) (bool, error) {
+	return rdbio.ForEachKeptNode(src, ropt, keep, func(key []byte, node *rdbio.Node) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
@@ -336,7 +337,7 @@ func NewNodeSampler(opt TrainOptions) *NodeSampler {
 // untilFull (a stream that cannot be read twice), only until the nodes seen
 // fill the budget. Cancelling ctx stops it with ctx's error.
 func (s *NodeSampler) AddAll(ctx context.Context, src io.Reader, ropt rdbio.Options, untilFull bool) error {
-	return s.ns.addAll(ctx, src, ropt, untilFull)
+	return s.ns.addAll(ctx, src, ropt, nil, untilFull)
 }
 
 // Samples returns the nodes kept, in input order.

@@ -17,6 +17,9 @@ type Flow struct {
 	// rdbio.DefaultCap), IgnoreChecksum accepts an input whose CRC64 does
 	// not match.
 	rdbio.Options
+	// Keep, when set, selects the keys read (rdbio.Filter); nil reads
+	// every key.
+	Keep       func(*rdbio.Record) bool
 	Workers    int   // node workers; 0 = DefaultWorkers()
 	QueueBytes int64 // bytes in flight between the stages; 0 = DefaultQueueBytes
 }
@@ -41,7 +44,7 @@ func (f Flow) withDefaults() Flow {
 // to its handler, which decides what happens to it.
 type transcoder struct {
 	flow  Flow
-	r     *rdbio.Reader
+	r     *rdbio.Filter
 	w     *rdbio.Writer
 	p     *pipeline
 	ch    *chunker
@@ -83,10 +86,11 @@ type handler interface {
 
 func newTranscoder(ctx context.Context, dst io.Writer, src io.Reader, flow Flow, stats *Stats) (*transcoder, error) {
 	flow = flow.withDefaults()
-	r, err := rdbio.NewReader(src, flow.Options)
+	rr, err := rdbio.NewReader(src, flow.Options)
 	if err != nil {
 		return nil, err
 	}
+	r := rdbio.NewFilter(rr, flow.Keep)
 	w, err := rdbio.NewWriter(dst, r.Header())
 	if err != nil {
 		return nil, err

@@ -29,7 +29,7 @@ func TestTranscoderDrop(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	tr := &transcoder{r: r, out: recordSink{w: &out}}
+	tr := &transcoder{r: rdbio.NewFilter(r, nil), out: recordSink{w: &out}}
 	if err := r.SetSink(&tr.out); err != nil {
 		t.Fatal(err)
 	}

@@ -31,9 +31,11 @@
 // file's producer (Redis or Valkey by the magic, Dragonfly by an AUX df-ver
 // or its opcodes before the first key), decided once per file.
 //
-// Options.Keep filters the keys (keep.go): a key it rejects never reaches
-// the sink nor Next, with its value and the records that belong to it;
-// rdbio/filter builds one from Redis glob patterns, dbs, types and expiry.
+// A Filter is a stage around a Reader that leaves out the keys a test
+// rejects (filter.go): such a key never reaches the sink nor Next, with its
+// value and the records that belong to it; the key filter of rdbz's
+// commands (cmd/rdbz/internal/filter) builds the test from Redis glob
+// patterns, dbs, types and expiry.
 //
 // A Writer mirrors the Reader: it writes the magic, raw bytes, lengths and
 // strings, keeps a running CRC-64 and writes the trailer on Close. Lengths

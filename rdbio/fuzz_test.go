@@ -37,7 +37,7 @@ func FuzzKeep(f *testing.F) {
 		n := 0
 		keep := func(*Record) bool { n++; return n%2 == 0 }
 		var out bytes.Buffer
-		_, left, err := CopyFiltered(&out, bytes.NewReader(data), Options{Cap: 1 << 20, Keep: keep})
+		_, left, err := CopyFiltered(&out, bytes.NewReader(data), Options{Cap: 1 << 20}, keep)
 		if err != nil {
 			return
 		}

@@ -37,13 +37,8 @@ type input struct {
 	out  io.Writer // receives consumed bytes; nil discards them
 	eof  bool
 	rw   *rewrite // rewrites strings on their way to out (T streams); nil: none
-	// kept is, when sumKept, the CRC64 of the consumed bytes not set aside
-	// (those Options.Keep leaves out): the trailer of the filtered file.
-	kept    uint64
-	sumKept bool
-	aside   bool
 	// nosum: no CRC64 of the input is wanted (a T stream: its bytes are
-	// not the ones its trailer sums), only kept's when sumKept
+	// not the ones its trailer sums)
 	nosum bool
 	// skipping: the string being read is skipped, its bytes are not needed
 	// (the rewrite may hand it to another goroutine)
@@ -78,13 +73,10 @@ func (in *input) flush() error {
 	return nil
 }
 
-// checksum adds consumed bytes to the CRC64s.
+// checksum adds consumed bytes to the CRC64.
 func (in *input) checksum(p []byte) {
 	if !in.nosum {
 		in.crc.Write(p)
-	}
-	if in.sumKept && !in.aside {
-		in.kept = crc64.Update(in.kept, p)
 	}
 }
 

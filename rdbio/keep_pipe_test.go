@@ -33,7 +33,7 @@ func (s *recSink) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// TestKeepTPipe: under Options.Keep, EncodeT's LZF strings still go to the
+// TestKeepTPipe: through a Filter, EncodeT's LZF strings still go to the
 // pipe's workers, and a record held back until Keep has seen its key
 // leaves no byte in a batch before its Begin: every kept key (an expiry
 // before some, keys past the input window among them) is a T record of its
@@ -83,11 +83,11 @@ func TestKeepTPipe(t *testing.T) {
 	keep := func(rec *Record) bool { return !rejected[string(rec.Key)] }
 
 	var copied bytes.Buffer
-	if _, _, err := CopyFiltered(&copied, bytes.NewReader(file), Options{Keep: keep}); err != nil {
+	if _, _, err := CopyFiltered(&copied, bytes.NewReader(file), Options{}, keep); err != nil {
 		t.Fatal(err)
 	}
 	var s recSink
-	st, err := EncodeT(&s, bytes.NewReader(file), Options{Keep: keep})
+	st, err := EncodeT(&s, bytes.NewReader(file), Options{}, keep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestKeepTPipe(t *testing.T) {
 		t.Errorf("%d key records, want %d", i, len(kept))
 	}
 	var out bytes.Buffer
-	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetOriginal, Options{}); err != nil || !bytes.Equal(out.Bytes(), copied.Bytes()) {
+	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetOriginal, Options{}, nil); err != nil || !bytes.Equal(out.Bytes(), copied.Bytes()) {
 		t.Fatalf("T decoded: %d bytes (%v), want the filtered copy's %d", out.Len(), err, copied.Len())
 	}
 }

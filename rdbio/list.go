@@ -243,10 +243,17 @@ func (a *appender) Write(p []byte) (int, error) {
 // rdbio cannot walk (ErrUnsupported) ends the walk quietly: nothing after
 // it is seen. Nodes over the cap come with Data nil.
 func ForEachNode(src io.Reader, opt Options, fn func(key []byte, n *Node) (bool, error)) error {
-	r, err := NewReader(src, opt)
+	return ForEachKeptNode(src, opt, nil, fn)
+}
+
+// ForEachKeptNode is ForEachNode of the keys that keep keeps (a Filter;
+// nil keeps every key).
+func ForEachKeptNode(src io.Reader, opt Options, keep func(*Record) bool, fn func(key []byte, n *Node) (bool, error)) error {
+	rr, err := NewReader(src, opt)
 	if err != nil {
 		return err
 	}
+	r := NewFilter(rr, keep)
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) || errors.Is(err, ErrUnsupported) {

@@ -110,15 +110,11 @@ func (r *Reader) readOpcode(op byte) (Kind, error) {
 	return r.readVendor(op)
 }
 
-// auxSeen notes the AUX fields the Reader itself heeds: df-ver (Dragonfly's
-// mark) and ctime (Record.Ctime).
-func (r *Reader) auxSeen(name, val []byte) {
-	switch string(name) {
-	case "df-ver":
+// auxSeen notes the AUX field the Reader itself heeds: df-ver (Dragonfly's
+// mark).
+func (r *Reader) auxSeen(name, _ []byte) {
+	if string(name) == "df-ver" {
 		r.dfly = true
-	case "ctime":
-		c, err := strconv.ParseInt(string(val), 10, 64)
-		r.ctime, r.hasCtime = c, err == nil
 	}
 }
 

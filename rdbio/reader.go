@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/rdbz/rdbz/rdbio/crc64"
 	"github.com/rdbz/rdbz/rdbio/envelope"
 )
 
@@ -22,17 +23,6 @@ type Options struct {
 	Cap int
 	// IgnoreChecksum accepts a CRC64 trailer that does not match.
 	IgnoreChecksum bool
-	// Keep, when set, is asked about every key record once its key is read
-	// (Key, Type, DB, Expire, Idle, Freq set; the record is valid during
-	// the call only). A key it rejects is left out: its record, the records
-	// before it that belong to it (expiry, idle, freq, key metadata,
-	// Dragonfly's mask) and its value never reach the sink nor Next's
-	// caller; the value is skipped as Next skips one, streamed and never
-	// held. With Keep set the key-count hints, RESIZEDB and SLOT_INFO, are
-	// left out too: they count the keys before filtering (a server that
-	// loads the file sizes its tables as keys come). SELECTDB records stay.
-	// Reader.Filtered counts what was left out. Nil keeps everything.
-	Keep func(*Record) bool
 	// Workers is how many goroutines EncodeT and DecodeT rewrite LZF
 	// strings on (0: GOMAXPROCS); with fewer than GOMAXPROCS their
 	// batches in flight weigh proportionally less. A split gives each of
@@ -124,11 +114,13 @@ type Record struct {
 	// KindSlotInfo: the cluster hash slot the counts are for
 	Slot uint64
 
-	// KindEOF
+	// KindEOF: what the trailer holds, and its status
+	Stored   uint64 // the stored CRC-64 (0 when the version has none)
 	Checksum ChecksumStatus
 
-	r   *Reader // for Ctime
-	gen uint64  // the Reader's count of records when Next returned this one
+	// ctime: the AUX ctime, on a key record a Filter judges (Ctime)
+	ctime    int64
+	hasCtime bool
 }
 
 // state of the value that follows a key record.
@@ -151,31 +143,14 @@ type Reader struct {
 	scratch []byte
 	node    Node
 	rawBuf  appender
-	// held holds consumed bytes back from the sink: the records of a key
-	// that Options.Keep has not decided on, or has kept but Next has not
-	// returned yet (keep.go).
-	held appender
-	// release: held goes on to the sink at the next read (releaseHeld):
-	// the records of a key whose read failed.
-	release bool
-	ahead   []aheadRec // a kept key's records Next has yet to return
-	aheadAt int        // the next of them
-	heldAt  int        // the bytes of held passed on so far
-	// aheadStart is where the records of the key just read begin, and
-	// keptBefore the kept-bytes checksum there (input.kept).
-	aheadStart int64
-	keptBefore uint64
-	left       Filtered // what Options.Keep decided
-	ctime      int64    // the AUX field ctime, when hasCtime
-	hasCtime   bool
-	nodeBuf    []byte
-	strBuf     []byte    // a string read whole (Decode)
-	dec        []byte    // decoded blob headers (blobBody, nodeElements)
-	head       prefixBuf // the header of a node over the cap (nodeElements)
-	pending    uint64    // payload bytes of the last node not yet read
-	maxLen     uint64    // the largest decoded string length seen (ValueInfo.MaxStringLen)
-	sink       io.Writer // the caller's sink
-	err        error     // sticky
+	nodeBuf []byte
+	strBuf  []byte    // a string read whole (Decode)
+	dec     []byte    // decoded blob headers (blobBody, nodeElements)
+	head    prefixBuf // the header of a node over the cap (nodeElements)
+	pending uint64    // payload bytes of the last node not yet read
+	maxLen  uint64    // the largest decoded string length seen (ValueInfo.MaxStringLen)
+	sink    io.Writer // the caller's sink
+	err     error     // sticky
 
 	db     uint64
 	expire int64
@@ -186,11 +161,6 @@ type Reader struct {
 	fixed  bool     // prod is fixed
 	gen    uint64   // records returned by Next
 	done   bool
-	crcGot uint64
-	// onRecord, when set, is called at each record's first byte, once
-	// everything before it has gone to the sink; for a record held back
-	// (Options.Keep), again before its bytes go on (EncodeT).
-	onRecord func(off int64)
 }
 
 // CapBytes is the capture cap a Reader with these options uses: Cap, or
@@ -221,13 +191,19 @@ func NewReader(src io.Reader, opt Options) (*Reader, error) {
 // Header returns the magic that was read.
 func (r *Reader) Header() Header { return r.hdr }
 
-// Offset is the input offset of the next unread byte: after a record
-// held back (Options.Keep), the offset right after it.
-func (r *Reader) Offset() int64 {
-	if r.aheadAt > 0 && r.aheadAt < len(r.ahead) {
-		return r.ahead[r.aheadAt-1].endOff
+// Offset is the input offset of the next unread byte.
+func (r *Reader) Offset() int64 { return r.in.offset() }
+
+// Checksum is the CRC-64 of the input read so far, as the trailer sums it
+// (the trailer and what follows it left out): of every byte before
+// Offset, or, after the EOF record, what the trailer should hold. It is 0
+// with Options.NoChecksum.
+func (r *Reader) Checksum() uint64 {
+	in := r.in
+	if in.nosum {
+		return 0
 	}
-	return r.in.offset()
+	return crc64.Update(in.crc.Sum64(), in.buf[in.mark:in.pos])
 }
 
 // Dragonfly reports whether Dragonfly's marks were seen so far: an AUX
@@ -241,9 +217,6 @@ func (r *Reader) Dragonfly() bool { return r.dfly }
 // previous sink first. Setting it right after NewReader and calling Next
 // until io.EOF copies the file's body exactly.
 func (r *Reader) SetSink(w io.Writer) error {
-	if err := r.releaseHeld(); err != nil {
-		return err
-	}
 	r.sink = w
 	return r.wrap("write", r.in.setOut(w))
 }
@@ -302,14 +275,10 @@ func notDigits(s string) bool {
 // its handle (Value) is skipped (and sent to the sink); so is what is
 // left of a list whose nodes were walked part way (Finish). After the EOF
 // record Next returns io.EOF; a checksum mismatch is an error unless
-// Options.IgnoreChecksum. With Options.Keep, the keys it rejects are
-// skipped.
+// Options.IgnoreChecksum.
 func (r *Reader) Next() (*Record, error) {
 	if r.err != nil {
 		return nil, r.err
-	}
-	if r.aheadAt < len(r.ahead) {
-		return r.nextAhead()
 	}
 	if r.done {
 		return nil, io.EOF
@@ -317,27 +286,20 @@ func (r *Reader) Next() (*Record, error) {
 	if err := r.Finish(); err != nil {
 		return nil, err
 	}
-	if r.opt.Keep != nil {
-		return r.nextKept()
-	}
 	return r.nextRecord()
 }
 
 // Finish ends the record Next returned last: what is left of a key's
 // value is skipped, as Next skips it, and every byte read so far goes on
-// to the sink. After it, Offset is where the next record starts (unless
-// Options.Keep holds records Next has yet to return) and the sink has
-// every byte before it: the bytes it receives from here to the record's
-// return by Next are that record's.
+// to the sink. After it, Offset is where the next record starts and the
+// sink has every byte before it: the bytes it receives from there until
+// Next returns are the next record's.
 func (r *Reader) Finish() error {
 	if r.err != nil {
 		return r.err
 	}
-	if r.done || r.aheadAt < len(r.ahead) {
+	if r.done {
 		return nil
-	}
-	if err := r.releaseHeld(); err != nil {
-		return err
 	}
 	if _, err := r.finishValue(false); err != nil {
 		return err
@@ -347,11 +309,8 @@ func (r *Reader) Finish() error {
 
 // nextRecord reads the record at the input's offset.
 func (r *Reader) nextRecord() (*Record, error) {
-	if r.onRecord != nil {
-		r.onRecord(r.in.offset())
-	}
 	r.gen++
-	r.rec = Record{Offset: r.in.offset(), DB: r.db, Expire: -1, Freq: -1, r: r, gen: r.gen}
+	r.rec = Record{Offset: r.in.offset(), DB: r.db, Expire: -1, Freq: -1}
 	op, err := r.in.byte()
 	if err != nil {
 		return nil, r.fail("record type", err)
@@ -375,20 +334,9 @@ func (r *Reader) readRecord(op byte) error {
 	return r.wrap(OpName(op), err)
 }
 
-// releaseHeld passes the held bytes on to the sink when they are to go.
-func (r *Reader) releaseHeld() error {
-	if !r.release {
-		return nil
-	}
-	r.release = false
-	if r.in.out == nil {
-		return nil
-	}
-	if _, err := r.in.out.Write(r.held); err != nil {
-		return r.fail("write", &sinkError{err})
-	}
-	return nil
-}
+// isKeyOp reports whether op starts a key record: a value type (or a byte
+// that is no opcode, which reading the key refuses).
+func isKeyOp(op byte) bool { return op < 200 && op != 107 && op != 121 }
 
 func (r *Reader) readKey(op byte) error {
 	if !r.fixed {
@@ -435,18 +383,20 @@ func (r *Reader) readEOF() error {
 	if err != nil {
 		return r.fail("checksum", err)
 	}
-	r.crcGot = binary.LittleEndian.Uint64(p)
+	r.in.mark = r.in.pos // the trailer is neither summed nor passed on
+	got := binary.LittleEndian.Uint64(p)
+	r.rec.Stored = got
 	switch {
-	case r.in.nosum: // the caller checks crcGot against what it wrote
-	case r.crcGot == 0:
+	case r.in.nosum: // the caller checks Stored against what it wrote
+	case got == 0:
 		r.rec.Checksum = ChecksumDisabled
-	case r.crcGot == want:
+	case got == want:
 		r.rec.Checksum = ChecksumOK
 	default:
 		r.rec.Checksum = ChecksumMismatch
 		if !r.opt.IgnoreChecksum {
 			r.rec.Offset = r.in.offset() - 8
-			return r.fail("checksum", fmt.Errorf("%w: file says %016x, content gives %016x", ErrChecksum, r.crcGot, want))
+			return r.fail("checksum", fmt.Errorf("%w: file says %016x, content gives %016x", ErrChecksum, got, want))
 		}
 	}
 	return nil
@@ -459,18 +409,9 @@ func (r *Reader) readEOF() error {
 // must end with the EOF opcode and, when the version has one, a checksum
 // that matches everything before it (or 0). It returns the EOF record; the
 // caller writes its own trailer (and nothing may follow the trailer).
-// Under Options.Keep, with a sink, it fails (wrapping the grammar's
-// error): the keys in the rest could not be judged, and would go on
-// unfiltered.
 func (r *Reader) PassBody() (*Record, error) {
 	if r.err != nil && !errors.Is(r.err, ErrUnsupported) {
 		return nil, r.err
-	}
-	if r.opt.Keep != nil && r.sink != nil {
-		return nil, fmt.Errorf("rdb: the keys past a record rdbio cannot walk cannot be filtered: %w", r.err)
-	}
-	if err := r.releaseHeld(); err != nil {
-		return nil, err
 	}
 	t := tailCheck{in: r.in, out: r.in.out}
 	for {
@@ -489,7 +430,7 @@ func (r *Reader) PassBody() (*Record, error) {
 	r.done = true
 	eof := &Record{Kind: KindEOF, Op: OpEOF, Offset: r.in.offset()}
 	stored, status, err := t.check(r.hdr)
-	r.crcGot, eof.Checksum = stored, status
+	eof.Stored, eof.Checksum = stored, status
 	if err != nil && !(r.opt.IgnoreChecksum && errors.Is(err, ErrChecksum)) {
 		return nil, r.failAt(r.in.offset(), "trailer after an unknown record", err)
 	}

@@ -74,7 +74,7 @@ type EnvelopeSink interface {
 type TStats struct {
 	Records    int64 // records, the magic and the EOF trailer included
 	Keys       int64 // key records
-	LeftOut    int64 // key records Options.Keep left out (not in T)
+	LeftOut    int64 // key records the filter left out (not in T)
 	InBytes    int64 // RDB bytes read
 	TBytes     int64 // T bytes written
 	Decoded    int64 // LZF strings stored decoded (0xC5)
@@ -104,22 +104,21 @@ func TKeyDB(tkey []byte) uint64 {
 // EncodeT reads an RDB from src and writes its T stream to dst, record by
 // record. The source's checksum is checked unless opt.IgnoreChecksum; a
 // record whose layout rdbio does not know ends the walk and the rest of
-// the file goes into one record as it is (Reader.PassBody). With
-// opt.Keep, T is that of the filtered file (Copy's output): the records
-// Keep leaves out are not in it, and its trailer is the CRC-64 of what
-// stays (0 where the source's was 0).
-func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
+// the file goes into one record as it is (Reader.PassBody). With keep,
+// T is that of the filtered file (CopyFiltered's output): the records a
+// Filter of keep leaves out are not in it, and its trailer is the CRC-64
+// of what stays (0 where the source's was 0).
+func EncodeT(dst TSink, src io.Reader, opt Options, keep func(*Record) bool) (TStats, error) {
 	var st TStats
 	r, err := NewReader(src, opt)
 	if err != nil {
 		return st, err
 	}
-	r.in.sumKept = opt.Keep != nil
 	if es, ok := dst.(EnvelopeSink); ok {
 		es.Envelope(r.hdr.Envelope)
 	}
 	pipe := newTPipe(dst, mode{toT: true}, r.hdr.Version, opt.Workers)
-	st, err = encodeT(r, pipe)
+	st, err = encodeT(r, NewFilter(r, keep), pipe)
 	// A failure in the pipe is of bytes before the reader's position: it
 	// comes first.
 	if e := pipe.close(err == nil); e != nil {
@@ -129,7 +128,7 @@ func EncodeT(dst TSink, src io.Reader, opt Options) (TStats, error) {
 	return st, err
 }
 
-func encodeT(r *Reader, pipe *tpipe) (TStats, error) {
+func encodeT(r *Reader, f *Filter, pipe *tpipe) (TStats, error) {
 	var st TStats
 	ts := &tsink{dst: pipe, st: &st, pipe: pipe}
 	r.in.rw = &rewrite{mode: mode{toT: true}, cap: r.opt.Cap, st: &st}
@@ -139,49 +138,17 @@ func encodeT(r *Reader, pipe *tpipe) (TStats, error) {
 	if _, err := ts.Write([]byte(r.hdr.Magic)); err != nil {
 		return st, err
 	}
-	if err := r.SetSink(ts); err != nil {
+	if err := f.SetSink(ts); err != nil {
 		return st, err
 	}
-	var start int64
-	r.onRecord = func(off int64) { start, ts.hold = off, true }
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, ErrUnsupported) {
-			// The rest goes on as it is: in a record of its own when the
-			// walk stopped at a record's start, else in the value's.
-			if ts.hold {
-				if err := ts.begin(nil, start); err != nil {
-					return st, err
-				}
-			}
-			if _, err := r.PassBody(); err != nil {
-				return st, err
-			}
-			break
-		}
-		if err != nil {
-			return st, err
-		}
-		var key []byte
-		if rec.Kind == KindKey {
-			ts.key = TKey(ts.key, rec.DB, rec.Key)
-			key = ts.key
-			st.Keys++
-		}
-		if err := ts.begin(key, rec.Offset); err != nil {
-			return st, err
-		}
-		if rec.Kind == KindEOF {
-			st.Checksum = rec.Checksum
-			break
-		}
+	if err := encodeRecords(f, ts); err != nil {
+		return st, err
 	}
 	// The EOF opcode and the stored trailer, then what follows it.
-	r.onRecord = nil
-	st.LeftOut = r.left.LeftOut
+	st.LeftOut = f.Filtered().LeftOut
 	tail := []byte{OpEOF}
 	if r.hdr.HasChecksum() {
-		tail = binary.LittleEndian.AppendUint64(tail, keptTrailer(r))
+		tail = binary.LittleEndian.AppendUint64(tail, f.Trailer())
 	}
 	if _, err := ts.Write(tail); err != nil {
 		return st, err
@@ -193,15 +160,46 @@ func encodeT(r *Reader, pipe *tpipe) (TStats, error) {
 	return st, nil
 }
 
-// keptTrailer is the checksum of what a Reader kept: the source's stored
-// one when nothing was left out, else the CRC-64 of what stays (0 where
-// the source's was 0, checksums disabled). The input's kept sum must have
-// been on (input.sumKept).
-func keptTrailer(r *Reader) uint64 {
-	if r.left.Bytes == 0 || r.crcGot == 0 {
-		return r.crcGot
+// encodeRecords sends T's records to ts, each Begun before its first
+// byte: the bytes the sink receives from Finish on are held (tsink.hold)
+// until Next has returned the record and its key is known.
+func encodeRecords(f *Filter, ts *tsink) error {
+	for {
+		err := f.Finish()
+		start := f.Offset()
+		var rec *Record
+		if err == nil {
+			ts.hold = true
+			rec, err = f.Next()
+		}
+		if errors.Is(err, ErrUnsupported) {
+			// The rest goes on as it is: in a record of its own when the
+			// walk stopped at a record's start, else in the value's.
+			if ts.hold {
+				if err := ts.begin(nil, start); err != nil {
+					return err
+				}
+			}
+			_, err := f.PassBody()
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		var key []byte
+		if rec.Kind == KindKey {
+			ts.key = TKey(ts.key, rec.DB, rec.Key)
+			key = ts.key
+			ts.st.Keys++
+		}
+		if err := ts.begin(key, rec.Offset); err != nil {
+			return err
+		}
+		if rec.Kind == KindEOF {
+			ts.st.Checksum = rec.Checksum
+			return nil
+		}
 	}
-	return r.in.kept
 }
 
 // tsink passes T on to a TSink, holding the bytes a record sends before
@@ -259,9 +257,9 @@ func (t *tsink) begin(key []byte, off int64) error {
 // trailer is recomputed (0 where the source's was 0). A 0xC5 string whose
 // length is over opt.Cap (the cap must be at least the one T was made
 // with), or whose flags are not 0, is an error naming its offset. With
-// opt.Keep, the keys it rejects are left out and, when something was,
-// the trailer is recomputed whatever the target.
-func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, error) {
+// keep, the keys a Filter of it rejects are left out and, when something
+// was, the trailer is recomputed whatever the target.
+func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options, keep func(*Record) bool) (int64, error) {
 	ignore := opt.IgnoreChecksum
 	r, err := newTReader(src, target, opt)
 	if err != nil {
@@ -272,7 +270,7 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 		return 0, err
 	}
 	sink := &decodeSink{w: w}
-	if target != TargetOriginal && opt.Keep == nil && r.hdr.HasChecksum() {
+	if target != TargetOriginal && keep == nil && r.hdr.HasChecksum() {
 		// The output's strings are not T's: the CRC-64 T's trailer holds
 		// is summed over the file T stands for, beside the output.
 		sink.orig = crc64.New()
@@ -282,20 +280,21 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 	// The strings to LZF-encode are done on worker goroutines, the Writer
 	// (and its CRC) on another: the pipe is drained before the trailer.
 	pipe := newTPipe(sink, r.in.rw.mode, r.hdr.Version, opt.Workers)
-	err = passRecords(r, pipe)
+	f := NewFilter(r, keep)
+	eof, err := passRecords(f, pipe)
 	if e := pipe.close(err == nil); e != nil {
 		err = e
 	}
 	if err != nil {
 		return w.Written(), err
 	}
-	stored := r.crcGot
-	if err := checkTrailer(r, sink, target, ignore); err != nil {
+	stored, filtered := eof.Stored, f.Filtered().Bytes != 0
+	if err := checkTrailer(r, sink, target, stored, ignore || filtered); err != nil {
 		return w.Written(), err
 	}
 	switch {
 	case !r.hdr.HasChecksum():
-	case target == TargetOriginal && r.left.Bytes == 0:
+	case target == TargetOriginal && !filtered:
 		w.SetTrailer(TrailerValue(stored))
 	case stored == 0:
 		w.SetTrailer(TrailerZero)
@@ -309,13 +308,13 @@ func DecodeT(dst io.Writer, src io.Reader, target Target, opt Options) (int64, e
 	return w.Written(), w.Flush()
 }
 
-// checkTrailer compares the CRC-64 T's trailer holds (unless it is 0, or
-// a filter left records out) with that of the file T stands for: what
-// DecodeT wrote with TargetOriginal, else the shadow sum of the sink. So
-// that T's blocks swapped or altered, whatever the target, is an error.
-func checkTrailer(r *Reader, sink *decodeSink, target Target, ignore bool) error {
-	stored := r.crcGot
-	if !r.hdr.HasChecksum() || stored == 0 || r.left.Bytes != 0 || ignore {
+// checkTrailer compares the CRC-64 T's trailer holds (stored; unless it
+// is 0, or ignore: the checksum ignored, or a filter left records out) with
+// that of the file T stands for: what DecodeT wrote with TargetOriginal,
+// else the shadow sum of the sink. So that T's blocks swapped or altered,
+// whatever the target, is an error.
+func checkTrailer(r *Reader, sink *decodeSink, target Target, stored uint64, ignore bool) error {
+	if !r.hdr.HasChecksum() || stored == 0 || ignore {
 		return nil
 	}
 	var got uint64
@@ -419,12 +418,9 @@ type rewrite struct {
 	cheap bool // the strings of values go raw, whatever the mode says
 	cap   int
 	st    *TStats
-	// passive: strings are read as they are, not rewritten nor handed to
-	// the pipe (the value of a key Options.Keep leaves out).
-	passive bool
-	hold    appender // the prefix of the string being rewritten
-	comp    []byte   // its stored payload
-	work    strWork
+	hold  appender // the prefix of the string being rewritten
+	comp  []byte   // its stored payload
+	work  strWork
 }
 
 // mode is what a rewrite makes of strings.
@@ -469,7 +465,9 @@ func (w *rewrite) string(in *input) (strHead, error) {
 	if err := in.fill(1); err != nil {
 		return strHead{}, err
 	}
-	if w.passive || !w.wants(in.buf[in.pos]) {
+	// With no output (the value of a key a Filter leaves out), strings are
+	// read as they are, not rewritten nor handed to the pipe.
+	if in.out == nil || !w.wants(in.buf[in.pos]) {
 		return in.plainHeader(!w.toT)
 	}
 	start := in.offset()

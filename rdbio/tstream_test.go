@@ -41,7 +41,7 @@ func TestTRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		var tb tbuf
-		st, err := EncodeT(&tb, bytes.NewReader(src), Options{})
+		st, err := EncodeT(&tb, bytes.NewReader(src), Options{}, nil)
 		if err != nil {
 			if errors.Is(err, ErrCorrupt) || errors.Is(err, ErrChecksum) {
 				continue // files the reader refuses are refused alike
@@ -54,7 +54,7 @@ func TestTRoundTrip(t *testing.T) {
 		}
 		for _, target := range []Target{TargetOriginal, TargetRaw, TargetLZF} {
 			var out bytes.Buffer
-			if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), target, Options{}); err != nil {
+			if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), target, Options{}, nil); err != nil {
 				t.Errorf("%s: DecodeT %v: %v", f.Name, target, err)
 				continue
 			}
@@ -107,7 +107,7 @@ func TestTRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := &tcheck{t: t, name: f.Name}
-		if _, err := EncodeT(c, bytes.NewReader(src), Options{IgnoreChecksum: true}); err != nil && !errors.Is(err, ErrCorrupt) {
+		if _, err := EncodeT(c, bytes.NewReader(src), Options{IgnoreChecksum: true}, nil); err != nil && !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: %v", f.Name, err)
 		}
 	}
@@ -136,7 +136,7 @@ func TestTHostile(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, target := range []Target{TargetOriginal, TargetRaw, TargetLZF} {
-			_, err := DecodeT(io.Discard, bytes.NewReader(c.in), target, Options{Cap: 1 << 20})
+			_, err := DecodeT(io.Discard, bytes.NewReader(c.in), target, Options{Cap: 1 << 20}, nil)
 			var re *Error
 			if !errors.Is(err, c.want) || !errors.As(err, &re) || re.Offset <= 9 {
 				t.Errorf("%s, %v: %v, want %v with an offset", c.name, target, err, c.want)
@@ -147,14 +147,14 @@ func TestTHostile(t *testing.T) {
 	if _, err := Copy(io.Discard, bytes.NewReader(plain), Options{}); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("0xC5 in an RDB: %v", err)
 	}
-	if _, err := EncodeT(&tbuf{}, bytes.NewReader(plain), Options{}); !errors.Is(err, ErrCorrupt) {
+	if _, err := EncodeT(&tbuf{}, bytes.NewReader(plain), Options{}, nil); !errors.Is(err, ErrCorrupt) {
 		t.Errorf("0xC5 in EncodeT's input: %v", err)
 	}
 	// The good one decodes to each target.
 	good := rdb(append(key, 0xC5, 0, 30, 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a')...)
 	for _, target := range []Target{TargetOriginal, TargetRaw, TargetLZF} {
 		var out bytes.Buffer
-		if _, err := DecodeT(&out, bytes.NewReader(good), target, Options{}); err != nil {
+		if _, err := DecodeT(&out, bytes.NewReader(good), target, Options{}, nil); err != nil {
 			t.Errorf("good, %v: %v", target, err)
 		}
 		if _, err := Copy(io.Discard, bytes.NewReader(out.Bytes()), Options{}); err != nil {
@@ -200,7 +200,7 @@ func TestTPipe(t *testing.T) {
 	}
 	good := append(bytes.Clone(file), OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
 	var tb tbuf
-	st, err := EncodeT(&tb, bytes.NewReader(good), Options{})
+	st, err := EncodeT(&tb, bytes.NewReader(good), Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,14 +208,14 @@ func TestTPipe(t *testing.T) {
 		t.Errorf("stats %+v, want %d decoded, %d unfaithful, %d T bytes", st, faithful, unfaithful, tb.Len())
 	}
 	var out bytes.Buffer
-	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetOriginal, Options{}); err != nil || !bytes.Equal(out.Bytes(), good) {
+	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetOriginal, Options{}, nil); err != nil || !bytes.Equal(out.Bytes(), good) {
 		t.Fatalf("original: %v, equal %v", err, bytes.Equal(out.Bytes(), good))
 	}
 	lit := []byte("0123456789")
 	at := str("bad", make([]byte, 12), append([]byte{9}, lit...)) // decodes to 10 of 12
 	str("after", []byte(strings.Repeat("xy", 40)), mustSave(t, &enc, []byte(strings.Repeat("xy", 40))))
 	file = append(file, OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
-	_, err = EncodeT(&tbuf{}, bytes.NewReader(file), Options{})
+	_, err = EncodeT(&tbuf{}, bytes.NewReader(file), Options{}, nil)
 	var re *Error
 	if !errors.Is(err, ErrCorrupt) || !errors.As(err, &re) || string(re.Key) != "bad" || re.Offset != at {
 		t.Errorf("corrupt LZF: %v, want ErrCorrupt for key bad at offset %d", err, at)
@@ -241,12 +241,12 @@ func TestTOverCapToRaw(t *testing.T) {
 	file = append(append(file, comp...), OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
 	opt := Options{Cap: 1 << 10}
 	var tb tbuf
-	st, err := EncodeT(&tb, bytes.NewReader(file), opt)
+	st, err := EncodeT(&tb, bytes.NewReader(file), opt, nil)
 	if err != nil || st.OverCap != 1 || st.Decoded != 0 {
 		t.Fatalf("EncodeT: %v, %+v", err, st)
 	}
 	var out bytes.Buffer
-	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetRaw, opt); err != nil {
+	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetRaw, opt, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := append([]byte("REDIS0009"), 0, 1, 'k')
@@ -267,7 +267,7 @@ func TestTAlteredEveryTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tb tbuf
-	if _, err := EncodeT(&tb, bytes.NewReader(src), Options{}); err != nil {
+	if _, err := EncodeT(&tb, bytes.NewReader(src), Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	clean := tb.Bytes()
@@ -278,23 +278,23 @@ func TestTAlteredEveryTarget(t *testing.T) {
 	flipped := bytes.Clone(clean)
 	flipped[i+5] ^= 0x20 // inside the decoded bytes of the string
 	var two tbuf
-	if _, err := EncodeT(&two, bytes.NewReader(twoKeys(t)), Options{}); err != nil {
+	if _, err := EncodeT(&two, bytes.NewReader(twoKeys(t)), Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	swapped := swapEqualRecords(t, two.Bytes(), two.starts)
 	for name, tt := range map[string][]byte{"flipped": flipped, "swapped": swapped} {
 		for _, target := range []Target{TargetOriginal, TargetRaw, TargetLZF} {
-			_, err := DecodeT(io.Discard, bytes.NewReader(tt), target, Options{})
+			_, err := DecodeT(io.Discard, bytes.NewReader(tt), target, Options{}, nil)
 			if !errors.Is(err, ErrChecksum) {
 				t.Errorf("%s T, %v: %v; want a checksum error", name, target, err)
 			}
-			if _, err := DecodeT(io.Discard, bytes.NewReader(tt), target, Options{IgnoreChecksum: true}); err != nil {
+			if _, err := DecodeT(io.Discard, bytes.NewReader(tt), target, Options{IgnoreChecksum: true}, nil); err != nil {
 				t.Errorf("%s T, %v, checksum ignored: %v", name, target, err)
 			}
 		}
 	}
 	for _, target := range []Target{TargetOriginal, TargetRaw, TargetLZF} {
-		if _, err := DecodeT(io.Discard, bytes.NewReader(clean), target, Options{}); err != nil {
+		if _, err := DecodeT(io.Discard, bytes.NewReader(clean), target, Options{}, nil); err != nil {
 			t.Errorf("clean T, %v: %v", target, err)
 		}
 	}

@@ -24,7 +24,7 @@ type Value struct {
 // Value is the handle of the value of the key record Next returned last;
 // after any other record, a handle whose methods fail with ErrValueUsed.
 func (r *Reader) Value() Value {
-	if r.rec.Kind != KindKey || r.rec.gen != r.gen {
+	if r.rec.Kind != KindKey {
 		return Value{}
 	}
 	return Value{r: r, gen: r.gen}

@@ -33,12 +33,12 @@ func analyzeCommand() *cli.Command {
 }
 
 func runAnalyze(c *cli.Context) error {
-	ro, err := analyzeRead(c)
+	ro, keep, err := analyzeRead(c)
 	if err != nil {
 		return err
 	}
 	if c.NArg() > 1 {
-		return runAnalyzeMany(c, ro)
+		return runAnalyzeMany(c, ro, keep)
 	}
 	path := c.Args().First()
 	prog := newProgress(c, "analyze")
@@ -48,7 +48,7 @@ func runAnalyze(c *cli.Context) error {
 		return err
 	}
 	defer in.close()
-	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"), PrefixDepth: c.Int("prefix-depth")}
+	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"), PrefixDepth: c.Int("prefix-depth"), Keep: keep}
 	keys, err := openKeys(c, c.Args().First(), false)
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func runAnalyze(c *cli.Context) error {
 		co := listcodec.DefaultCompressOptions()
 		co.Train.SampleBytes = sb
 		co.Cap = c.Int("cap")
-		co.Keep = ro.Keep // a compress with the same filters
+		co.Keep = keep // a compress with the same filters
 		co.Phase = func(string) { prog.phase("training the what-if dictionary", noBytes) }
 		opt.WhatIf = &co
 		limitMemory(2*sb + whatIfHeadroom)
@@ -108,10 +108,10 @@ func runAnalyze(c *cli.Context) error {
 	return err
 }
 
-// analyzeRead is how analyze reads its inputs: --cap and the key filters.
-func analyzeRead(c *cli.Context) (rdbio.Options, error) {
+// analyzeRead is how analyze reads its inputs: --cap, and the key filter.
+func analyzeRead(c *cli.Context) (rdbio.Options, func(*rdbio.Record) bool, error) {
 	keep, err := keyFilter(c)
-	return rdbio.Options{Cap: c.Int("cap"), Keep: keep}, err
+	return rdbio.Options{Cap: c.Int("cap")}, keep, err
 }
 
 // whatIfHeadroom is the heap allowed beyond the what-if's two samples:

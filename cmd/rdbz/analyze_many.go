@@ -17,14 +17,14 @@ import (
 // one after the other and reports them as one data set, with a row per
 // file. The what-if is left out (it runs on one input). An input that
 // fails is reported as far as it was read, and the command exits 1.
-func runAnalyzeMany(c *cli.Context, ro rdbio.Options) error {
+func runAnalyzeMany(c *cli.Context, ro rdbio.Options, keep func(*rdbio.Record) bool) error {
 	names := c.Args().Slice()
 	keys, err := openKeys(c, "", true)
 	if err != nil {
 		return err
 	}
 	defer keys.abort()
-	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"), PrefixDepth: c.Int("prefix-depth")}
+	opt := analyze.Options{Top: c.Int("top"), PrefixSep: c.String("prefix-sep"), PrefixDepth: c.Int("prefix-depth"), Keep: keep}
 	if keys != nil {
 		opt.Keys = keys.csv
 	}

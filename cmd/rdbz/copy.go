@@ -32,7 +32,7 @@ func runCopy(c *cli.Context) error {
 		if err != nil {
 			return summary{}, err
 		}
-		n, f, err := rdbio.CopyFiltered(w, r, rdbio.Options{Cap: c.Int("cap"), Keep: keep})
+		n, f, err := rdbio.CopyFiltered(w, r, rdbio.Options{Cap: c.Int("cap")}, keep)
 		secs := time.Since(start).Seconds()
 		return summary{line: fmt.Sprintf("%s : %s copied (%s)%s", displayName(src.path), size(n), displayName(src.out), filterNote(keep, f.Kept, f.LeftOut)),
 			detail: fmt.Sprintf("copy: %d bytes in %.2fs (%.0f MB/s)", n, secs, float64(n)/1e6/max(secs, 1e-9))}, err

@@ -45,11 +45,11 @@ func exportFlags() []cli.Flag {
 // exportOptions reads the flags export and get share; formats lists the
 // --format values the command takes.
 func exportOptions(c *cli.Context, formats []string, restore bool) (export.Options, error) {
-	read, err := filteredRead(c)
+	read, keep, err := filteredRead(c)
 	if err != nil {
 		return export.Options{}, err
 	}
-	opt := export.Options{Read: read, Target: c.String("target"), Drop: map[string]bool{}}
+	opt := export.Options{Read: read, Keep: keep, Target: c.String("target"), Drop: map[string]bool{}}
 	f := c.String("format")
 	if !slices.Contains(formats, f) {
 		return opt, usagef("--format %q: want one of %s", f, strings.Join(formats, ", "))

@@ -38,12 +38,10 @@ func filterFlagsBut(names ...string) []cli.Flag {
 	return out
 }
 
-// filteredRead is readOptions with the key filters the flags ask for.
-func filteredRead(c *cli.Context) (rdbio.Options, error) {
-	o := readOptions(c)
+// filteredRead is readOptions, and the key filter the flags ask for.
+func filteredRead(c *cli.Context) (rdbio.Options, func(*rdbio.Record) bool, error) {
 	keep, err := keyFilter(c)
-	o.Keep = keep
-	return o, err
+	return readOptions(c), keep, err
 }
 
 // patterns is the value of --match and --exclude: every occurrence one
@@ -53,8 +51,8 @@ type patterns []string
 func (p *patterns) Set(s string) error { *p = append(*p, s); return nil }
 func (p *patterns) String() string     { return strings.Join(*p, " ") }
 
-// keyFilter builds the filter the flags ask for: the rdbio.Options.Keep of
-// the command's reads, nil when no flag filters.
+// keyFilter builds the filter the flags ask for: the keep function of the
+// command's rdbio.Filter, nil when no flag filters.
 func keyFilter(c *cli.Context) (func(*rdbio.Record) bool, error) {
 	o := filter.Options{Types: c.StringSlice("type")}
 	if p, ok := c.Generic("match").(*patterns); ok {

@@ -103,7 +103,7 @@ func getIndexed(f *os.File, out io.Writer, wants []export.Want, opt export.Optio
 	if err != nil {
 		return nil, "", err
 	}
-	lf, err := lookup.Open(f, fi.Size(), opt.Read)
+	lf, err := lookup.Open(f, fi.Size(), opt.Read, opt.Keep)
 	if err != nil {
 		return nil, "", err
 	}
@@ -118,7 +118,7 @@ func getIndexed(f *os.File, out io.Writer, wants []export.Want, opt export.Optio
 	}
 	found := make([]bool, len(wants))
 	for i, k := range wants {
-		found[i], err = lf.Find(k.DB, k.Key, func(r *rdbio.Reader, rec *rdbio.Record) error { return w.Key(r, rec) })
+		found[i], err = lf.Find(k.DB, k.Key, func(r *rdbio.Reader, rec *rdbio.Record) error { return w.Key(r.Value(), rec) })
 		if err != nil {
 			return found, "", err
 		}

@@ -35,11 +35,11 @@ var policies = map[string]reshape.Policy{"error": reshape.OnDuplicateError, "fir
 
 // mergeOptions reads the flags of merge.
 func mergeOptions(c *cli.Context) (splitmerge.MergeOptions, error) {
-	read, err := filteredRead(c)
+	read, keep, err := filteredRead(c)
 	if err != nil {
 		return splitmerge.MergeOptions{}, err
 	}
-	opt := splitmerge.MergeOptions{MergeOptions: reshape.MergeOptions{Options: read}, Target: c.String("target")}
+	opt := splitmerge.MergeOptions{MergeOptions: reshape.MergeOptions{Options: read, Keep: keep}, Target: c.String("target")}
 	p, ok := policies[c.String("on-duplicate")]
 	if !ok {
 		return opt, usagef("--on-duplicate %q: want error, first or last", c.String("on-duplicate"))

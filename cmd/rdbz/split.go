@@ -79,11 +79,11 @@ func runSplit(c *cli.Context) error {
 
 // splitOptions reads the flags of split.
 func splitOptions(c *cli.Context, kind listcodec.Kind) (splitmerge.SplitOptions, error) {
-	read, err := filteredRead(c)
+	read, keep, err := filteredRead(c)
 	if err != nil {
 		return splitmerge.SplitOptions{}, err
 	}
-	opt := splitmerge.SplitOptions{SplitOptions: reshape.SplitOptions{Options: read, DBTo0: c.Bool("db-to-0")}}
+	opt := splitmerge.SplitOptions{SplitOptions: reshape.SplitOptions{Options: read, Keep: keep, DBTo0: c.Bool("db-to-0")}}
 	switch c.String("to") {
 	case "", "rdbz":
 	case "rdb":

@@ -47,7 +47,7 @@ func readT(tb testing.TB, path string) *tfile {
 	}
 	defer f.Close()
 	c := &tfile{}
-	if _, err := rdbio.EncodeT(c, f, rdbio.Options{IgnoreChecksum: true}); err != nil {
+	if _, err := rdbio.EncodeT(c, f, rdbio.Options{IgnoreChecksum: true}, nil); err != nil {
 		tb.Fatalf("%s: EncodeT: %v", path, err)
 	}
 	return c
@@ -129,7 +129,7 @@ func readTOrSkip(tb testing.TB, path string) *tfile {
 	}
 	defer f.Close()
 	c := &tfile{}
-	if _, err := rdbio.EncodeT(c, f, rdbio.Options{IgnoreChecksum: true}); err != nil {
+	if _, err := rdbio.EncodeT(c, f, rdbio.Options{IgnoreChecksum: true}, nil); err != nil {
 		tb.Logf("%s: not encoded into T (%v)", path, err)
 		return nil
 	}

@@ -176,7 +176,7 @@ func speedChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	start, c0 := time.Now(), cpuNow()
-	if _, err := rdbio.EncodeT(discardSink{}, bufio.NewReaderSize(f, 1<<20), rdbio.Options{}); err != nil {
+	if _, err := rdbio.EncodeT(discardSink{}, bufio.NewReaderSize(f, 1<<20), rdbio.Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	tenc, tcpu := time.Since(start), cpuNow()-c0
@@ -368,7 +368,7 @@ func compressFile(t *testing.T, path, tmp string, level zstd.EncoderLevel, segSi
 		bw.Flush()
 	}()
 	w.s.Start(&Segment{})
-	if _, err := rdbio.EncodeT(w, bufio.NewReaderSize(f, 1<<20), rdbio.Options{}); err != nil {
+	if _, err := rdbio.EncodeT(w, bufio.NewReaderSize(f, 1<<20), rdbio.Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	w.flush()

@@ -89,7 +89,7 @@ type Options struct {
 	// in T (rdbio.Options.Cap). Decompress needs a cap at least as large.
 	Cap            int
 	IgnoreChecksum bool
-	// Keep, when set, selects the keys compressed (rdbio.Options.Keep).
+	// Keep, when set, selects the keys compressed (rdbio.Filter).
 	Keep func(*rdbio.Record) bool
 	// Dict is a complete zstd dictionary to compress with; nil trains one
 	// unless NoDict.
@@ -190,7 +190,7 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 		opt.Level = ColumnsLevel // nothing to hold T for: no dictionary, no level to choose
 	}
 	st := &Stats{}
-	ropt := rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, Keep: opt.Keep, Workers: opt.Workers}
+	ropt := rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, Workers: opt.Workers}
 	c := &csink{ctx: ctx, dst: dst, opt: opt, st: st, limit: opt.TrainBytes}
 	if opt.Dict != nil {
 		if err := checkDict(opt.Dict); err != nil {
@@ -208,7 +208,7 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 		opt.phase("reading") // the first TrainBytes of T, held to train on
 	}
 	c.every = opt.every
-	tst, err := rdbio.EncodeT(c, src, ropt)
+	tst, err := rdbio.EncodeT(c, src, ropt, opt.Keep)
 	st.T = tst
 	st.BytesIn = tst.InBytes
 	if err == nil {
@@ -230,7 +230,7 @@ func TrainDict(src io.Reader, opt Options) ([]byte, error) {
 		opt.Level = DefaultLevel // the gate compresses at it (Compress picks its own later)
 	}
 	s := &headSampler{sampler: newSampler(opt), limit: opt.TrainBytes}
-	_, err := rdbio.EncodeT(s, src, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum})
+	_, err := rdbio.EncodeT(s, src, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, nil)
 	if err != nil && !errors.Is(err, errEnough) {
 		return nil, err
 	}

@@ -73,7 +73,7 @@ func Decompress(ctx context.Context, dst io.Writer, src io.Reader, opt Decompres
 		}
 	}
 	tr := &counter{r: br}
-	n, err := rdbio.DecodeT(dst, tr, opt.To, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, Workers: opt.Workers})
+	n, err := rdbio.DecodeT(dst, tr, opt.To, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, Workers: opt.Workers}, nil)
 	st.BytesOut, st.TBytes, st.BytesIn = n, tr.n, cr.n
 	var be *block.Error
 	if errors.As(err, &be) {

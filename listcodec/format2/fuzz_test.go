@@ -51,7 +51,7 @@ func tinyRDB(f *testing.F) []byte {
 	}
 	var out bytes.Buffer
 	keep := func(r *rdbio.Record) bool { return !rdbio.IsList(r.Type) }
-	if _, err := rdbio.Copy(&out, bytes.NewReader(src), rdbio.Options{Keep: keep}); err != nil {
+	if _, _, err := rdbio.CopyFiltered(&out, bytes.NewReader(src), rdbio.Options{}, keep); err != nil {
 		f.Fatal(err)
 	}
 	return out.Bytes()

@@ -35,6 +35,7 @@ type File struct {
 	bf    *block.File
 	ra    *countingReaderAt
 	opt   rdbio.Options
+	keep  func(*rdbio.Record) bool // the keys Find finds (rdbio.Filter); nil: all
 	hdr   rdbio.Header
 	dfly  bool
 	ready bool
@@ -50,7 +51,8 @@ type File struct {
 const cacheBlocks = 4
 
 // Open reads the header and index of the format-2 file ra, of size bytes.
-func Open(ra io.ReaderAt, size int64, opt rdbio.Options) (*File, error) {
+// Find finds only the keys that keep keeps (nil: every key).
+func Open(ra io.ReaderAt, size int64, opt rdbio.Options, keep func(*rdbio.Record) bool) (*File, error) {
 	opt.Cap = opt.CapBytes()
 	cra := &countingReaderAt{ra: ra}
 	bf, err := block.OpenFile(cra, size, block.ReaderOptions{Workers: 1})
@@ -61,7 +63,7 @@ func Open(ra io.ReaderAt, size int64, opt rdbio.Options) (*File, error) {
 		bf.Close()
 		return nil, err
 	}
-	return &File{bf: bf, ra: cra, opt: opt, cache: map[int][]byte{}, dbs: map[int]uint64{}}, nil
+	return &File{bf: bf, ra: cra, opt: opt, keep: keep, cache: map[int][]byte{}, dbs: map[int]uint64{}}, nil
 }
 
 // Close releases the decoders.
@@ -335,8 +337,9 @@ func (f *File) records(from int, end int64, db uint64, want func([]byte) bool, f
 	if err != nil {
 		return err
 	}
+	fr := rdbio.NewFilter(r, f.keep)
 	for skip := prefixRecords(f.dfly); ; skip-- {
-		rec, err := r.Next()
+		rec, err := fr.Next()
 		if errors.Is(err, errEnd) || errors.Is(err, io.EOF) {
 			return nil
 		}

@@ -113,7 +113,7 @@ func open(t *testing.T, path string) (*File, int64) {
 	}
 	t.Cleanup(func() { f.Close() })
 	fi, _ := f.Stat()
-	lf, err := Open(f, fi.Size(), rdbio.Options{})
+	lf, err := Open(f, fi.Size(), rdbio.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,11 @@ type Options struct {
 	// Keys, when set, gets a CSV row for every key its filter selects, as
 	// the keys are read (nil: no rows).
 	Keys *KeyCSV
+	// Keep, when set, selects the keys analyzed (rdbio.Filter): the
+	// analysis is that of the keys it keeps, LeftOut counts the others,
+	// and the what-if is that of a compress with the same filter. nil:
+	// every key.
+	Keep func(*rdbio.Record) bool
 	// WhatIf, when set, also predicts from the same pass what `rdbz
 	// compress` run with these options would write (listcodec.WhatIf;
 	// zero fields take Compress's defaults): Analysis.WhatIf. For the
@@ -82,19 +87,17 @@ func (o Options) withDefaults() Options {
 // and with a checksum that is not a mismatch, it trains the what-if's
 // dictionary and predicts (Analysis.WhatIf, WhatIfSeconds).
 //
-// A Reader with a filter (rdbio.Options.Keep) gives the analysis of the
-// keys it keeps: LeftOut counts the others, and the what-if is that of a
-// compress with the same filter.
+// With Options.Keep, the analysis is that of the keys it keeps.
 func Analyze(r *rdbio.Reader, opt Options) (*Analysis, error) {
 	var key func(*KeyRow) error
 	if opt.Keys != nil {
 		key = opt.Keys.row
 	}
-	return analyze(r, opt, key)
+	return analyze(rdbio.NewFilter(r, opt.Keep), opt, key)
 }
 
 // analyze is Analyze with every key's row given to key, when set.
-func analyze(r *rdbio.Reader, opt Options, key func(*KeyRow) error) (*Analysis, error) {
+func analyze(r *rdbio.Filter, opt Options, key func(*KeyRow) error) (*Analysis, error) {
 	opt = opt.withDefaults()
 	h := r.Header()
 	res := &Analysis{
@@ -188,7 +191,7 @@ func (a *analyzer) counted(typ rdbio.Type, s *typeSlot) *typeSlot {
 
 // analyzer holds the state of one Analyze pass.
 type analyzer struct {
-	r        *rdbio.Reader
+	r        *rdbio.Filter
 	opt      Options
 	res      *Analysis
 	vm       valueMem

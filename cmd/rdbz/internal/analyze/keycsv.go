@@ -10,8 +10,8 @@ import (
 )
 
 // KeyFilter selects the rows a per-key export lists of the keys Analyze
-// reads (which keys those are is the Reader's filter, rdbio.Options.Keep:
-// by name, db, type and expiry); the zero value selects every one.
+// reads (which keys those are is Options.Keep's: by name, db, type and
+// expiry); the zero value selects every one.
 type KeyFilter struct {
 	MinBytes int64 // serialized bytes at least
 }

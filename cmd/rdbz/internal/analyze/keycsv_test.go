@@ -78,11 +78,11 @@ func exportKeys(t *testing.T, path string, f KeyFilter, keep func(*rdbio.Record)
 		t.Fatal(err)
 	}
 	defer in.Close()
-	r, err := rdbio.NewReader(in, rdbio.Options{Keep: keep})
+	r, err := rdbio.NewReader(in, rdbio.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Analyze(r, Options{Keys: kc})
+	a, err := Analyze(r, Options{Keys: kc, Keep: keep})
 	if err != nil {
 		t.Fatal(err)
 	}

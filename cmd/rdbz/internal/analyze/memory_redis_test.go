@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -96,7 +97,7 @@ func compareMemory(t *testing.T, path string, m *rdbiotest.Memory) (string, erro
 	got := map[dbKey]int64{}
 	now := time.Now().UnixMilli()
 	var sum, musum, keys int64
-	_, err := analyze(openReader(t, path), Options{}, func(k *KeyRow) error {
+	_, err := analyze(rdbio.NewFilter(openReader(t, path), nil), Options{}, func(k *KeyRow) error {
 		if k.Expire != -1 && k.Expire <= now {
 			return nil // redis drops it while loading
 		}

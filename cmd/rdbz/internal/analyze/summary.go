@@ -17,7 +17,7 @@ type Summary struct {
 	Checksum rdbio.ChecksumStatus `json:"checksum"`
 	Aux      []AuxField           `json:"aux"`
 	Keys     int64                `json:"keys"`
-	// LeftOut counts the keys a filter (rdbio.Options.Keep) left out: the
+	// LeftOut counts the keys a filter (Options.Keep) left out: the
 	// rest of the summary does not count them.
 	LeftOut   int64                   `json:"left_out,omitempty"`
 	Expires   int64                   `json:"expires"`
@@ -143,8 +143,9 @@ func (s *NodeSummary) Add(n *rdbio.Node) {
 // returns what it counted so far with the error. progress, if not nil, is
 // called now and then with the input offset.
 func Summarize(r *rdbio.Reader, progress func(int64)) (*Summary, error) {
+	f := rdbio.NewFilter(r, nil)
 	s := newSummary(r.Header())
-	err := s.finish(r, s.scan(r, progress))
+	err := s.finish(f, s.scan(f, progress))
 	return s, err
 }
 
@@ -157,7 +158,7 @@ func newSummary(h rdbio.Header) *Summary {
 // finish records how a walk ended: where an unknown record stopped it (the
 // rest then only checked for a valid trailer), the checksum status, the
 // bytes read; it sorts the dbs and returns the walk's error, if any.
-func (s *Summary) finish(r *rdbio.Reader, err error) error {
+func (s *Summary) finish(r *rdbio.Filter, err error) error {
 	if errors.Is(err, rdbio.ErrUnsupported) {
 		var e *rdbio.Error
 		errors.As(err, &e)
@@ -177,7 +178,7 @@ func (s *Summary) finish(r *rdbio.Reader, err error) error {
 	return err
 }
 
-func (s *Summary) scan(r *rdbio.Reader, progress func(int64)) error {
+func (s *Summary) scan(r *rdbio.Filter, progress func(int64)) error {
 	for n := 0; ; n++ {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -206,7 +207,7 @@ func (s *Summary) scan(r *rdbio.Reader, progress func(int64)) error {
 	}
 }
 
-func (s *Summary) addKey(r *rdbio.Reader, rec *rdbio.Record) error {
+func (s *Summary) addKey(r *rdbio.Filter, rec *rdbio.Record) error {
 	start, typ, name := rec.Offset, rec.Type, rec.Type.String()
 	s.countKey(rec)
 	if rdbio.IsList(typ) {
@@ -226,7 +227,7 @@ func (s *Summary) addKey(r *rdbio.Reader, rec *rdbio.Record) error {
 	return nil
 }
 
-func (s *Summary) addNodes(r *rdbio.Reader) error {
+func (s *Summary) addNodes(r *rdbio.Filter) error {
 	nodes, err := r.Value().Nodes()
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ type converter struct {
 	ctx    context.Context
 	opt    Options
 	target servers.Server
-	r      *rdbio.Reader
+	r      *rdbio.Filter
 	w      *rdbio.Writer
 	g      *gate
 	rep    *Report
@@ -76,10 +76,11 @@ func (c *converter) wrapped(dst io.Writer, src io.Reader) error {
 func (c *converter) run(dst io.Writer, src io.Reader) error {
 	ro := c.opt.Options
 	c.cap = ro.CapBytes()
-	r, err := rdbio.NewReader(src, ro)
+	rr, err := rdbio.NewReader(src, ro)
 	if err != nil {
 		return err
 	}
+	r := rdbio.NewFilter(rr, c.opt.Keep)
 	h := r.Header()
 	oh := outputHeader(h, c.target)
 	c.rep.From, c.rep.To = h.Magic, oh.Magic
@@ -115,7 +116,7 @@ func (c *converter) run(dst io.Writer, src io.Reader) error {
 }
 
 // leftOut moves the gate past the input bytes the filter (Options.Keep)
-// left out right before rec: the Reader does not send them.
+// left out right before rec: the Filter does not send them.
 func (c *converter) leftOut(rec *rdbio.Record) error {
 	f := c.r.Filtered()
 	c.rep.LeftOut = f.LeftOut

@@ -32,7 +32,7 @@ func TestConvertFiltered(t *testing.T) {
 			t.Fatal(err)
 		}
 		var copied bytes.Buffer
-		_, left, err := rdbio.CopyFiltered(&copied, bytes.NewReader(src), rdbio.Options{Keep: f.Keep, IgnoreChecksum: true})
+		_, left, err := rdbio.CopyFiltered(&copied, bytes.NewReader(src), rdbio.Options{IgnoreChecksum: true}, f.Keep)
 		if err != nil {
 			continue // files a filtered copy refuses
 		}

@@ -26,6 +26,9 @@ type Options struct {
 	// string held in memory (0: rdbio.DefaultCap); IgnoreChecksum accepts
 	// an input whose CRC64 does not match.
 	rdbio.Options
+	// Keep, when set, selects the keys converted (rdbio.Filter); nil
+	// converts every key.
+	Keep func(*rdbio.Record) bool
 	// Target names the server the output is for (servers.Names).
 	Target string
 	// Drop names the kinds (Kinds) that may be dropped; any other kind

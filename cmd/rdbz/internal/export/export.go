@@ -61,8 +61,11 @@ const maxHeldPayload = 4 << 20
 // Options configure a Writer and Export.
 type Options struct {
 	// Read configures the Reader of the input (its cap bounds every string
-	// held, Keep selects records).
-	Read   rdbio.Options
+	// held).
+	Read rdbio.Options
+	// Keep, when set, selects the keys written (rdbio.Filter); nil: every
+	// key.
+	Keep   func(*rdbio.Record) bool
 	Format Format
 	// Restore writes RESP as RESTORE commands (DUMP payloads) instead of
 	// plain commands.
@@ -232,15 +235,15 @@ func NewWriter(w io.Writer, h rdbio.Header, opt Options) (*Writer, error) {
 	return wr, nil
 }
 
-// Key writes the key record rec, whose value r holds unread.
-func (w *Writer) Key(r *rdbio.Reader, rec *rdbio.Record) error {
+// Key writes the key record rec, whose value v holds unread.
+func (w *Writer) Key(v rdbio.Value, rec *rdbio.Record) error {
 	k := &keyInfo{rec: rec, family: rec.Type.Family()}
 	w.rep.Keys++
 	var err error
 	if w.dump != nil {
-		err = w.dump.key(r.Value(), k)
+		err = w.dump.key(v, k)
 	} else {
-		err = w.wk.value(r.Value(), k)
+		err = w.wk.value(v, k)
 	}
 	var re *rdbio.Error
 	if err != nil && !errors.As(err, &re) { // rdbio's errors name the offset and key
@@ -286,10 +289,11 @@ func Export(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*Re
 }
 
 func export(dst io.Writer, src io.Reader, opt Options) (*Report, error) {
-	r, err := rdbio.NewReader(src, opt.Read)
+	rr, err := rdbio.NewReader(src, opt.Read)
 	if err != nil {
 		return &Report{}, err
 	}
+	r := rdbio.NewFilter(rr, opt.Keep)
 	w, err := NewWriter(dst, r.Header(), opt)
 	if err != nil {
 		return &Report{}, err
@@ -301,7 +305,7 @@ func export(dst io.Writer, src io.Reader, opt Options) (*Report, error) {
 		}
 		switch rec.Kind {
 		case rdbio.KindKey:
-			err = w.Key(r, rec)
+			err = w.Key(r.Value(), rec)
 		case rdbio.KindFunction:
 			err = w.Function(rec)
 		case rdbio.KindEOF:
@@ -325,10 +329,11 @@ type Want struct {
 // for the values written.
 func Scan(dst io.Writer, src io.Reader, wants []Want, opt Options) ([]bool, *Report, error) {
 	found := make([]bool, len(wants))
-	r, err := rdbio.NewReader(src, opt.Read)
+	rr, err := rdbio.NewReader(src, opt.Read)
 	if err != nil {
 		return found, &Report{}, err
 	}
+	r := rdbio.NewFilter(rr, opt.Keep)
 	w, err := NewWriter(dst, r.Header(), opt)
 	if err != nil {
 		return found, &Report{}, err
@@ -349,7 +354,7 @@ func Scan(dst io.Writer, src io.Reader, wants []Want, opt Options) ([]bool, *Rep
 			if !found[i] && k.DB == rec.DB && string(k.Key) == string(rec.Key) {
 				found[i] = true
 				left--
-				if err := w.Key(r, rec); err != nil {
+				if err := w.Key(r.Value(), rec); err != nil {
 					return found, w.Report(), err
 				}
 				break

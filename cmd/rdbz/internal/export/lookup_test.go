@@ -61,7 +61,7 @@ func TestFindLoads(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				ok, err := lf.Find(k.db, []byte(k.key), func(r *rdbio.Reader, rec *rdbio.Record) error { return ew.Key(r, rec) })
+				ok, err := lf.Find(k.db, []byte(k.key), func(r *rdbio.Reader, rec *rdbio.Record) error { return ew.Key(r.Value(), rec) })
 				if err == nil && !ok {
 					t.Fatalf("%v not found", k)
 				}
@@ -104,7 +104,7 @@ func openIndexed(t *testing.T, path string) *lookup.File {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lf, err := lookup.Open(out, fi.Size(), rdbio.Options{})
+	lf, err := lookup.Open(out, fi.Size(), rdbio.Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

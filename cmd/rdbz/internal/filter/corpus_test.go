@@ -107,17 +107,18 @@ func filteredCopy(t *testing.T, src []byte, o Options) ([]byte, rdbio.Filtered, 
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	_, fs, err := rdbio.CopyFiltered(&out, bytes.NewReader(src), rdbio.Options{Keep: f.Keep, IgnoreChecksum: true})
+	_, fs, err := rdbio.CopyFiltered(&out, bytes.NewReader(src), rdbio.Options{IgnoreChecksum: true}, f.Keep)
 	return out.Bytes(), fs, err
 }
 
 // keyNames lists the keys of an RDB as "db:key", sorted, through keep
 // (nil: all); the keys after a record rdbio cannot walk are not seen.
 func keyNames(b []byte, keep func(*rdbio.Record) bool) ([]string, error) {
-	r, err := rdbio.NewReader(bytes.NewReader(b), rdbio.Options{Keep: keep, IgnoreChecksum: true})
+	rr, err := rdbio.NewReader(bytes.NewReader(b), rdbio.Options{IgnoreChecksum: true})
 	if err != nil {
 		return nil, err
 	}
+	r := rdbio.NewFilter(rr, keep)
 	var ks []string
 	for {
 		rec, err := r.Next()

@@ -1,6 +1,7 @@
 // Package filter selects the keys of an RDB file by name (Redis glob
-// patterns, Glob), database, type and expiry: a Filter's Keep is
-// rdbio.Options.Keep, which every reader of the grammar honors.
+// patterns, Glob), database, type and expiry: a Filter's Keep is the keep
+// function of an rdbio.Filter, the stage around a Reader that leaves the
+// other keys out.
 package filter
 
 import (
@@ -109,8 +110,8 @@ func (f *Filter) allowType(name string) bool {
 	return found
 }
 
-// Keep reports whether the filter keeps the key record rec: it is
-// rdbio.Options.Keep.
+// Keep reports whether the filter keeps the key record rec: the keep
+// function of an rdbio.Filter.
 func (f *Filter) Keep(rec *rdbio.Record) bool {
 	if !f.anyType && !f.types[rec.Type] {
 		return false

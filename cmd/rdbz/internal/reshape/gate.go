@@ -24,7 +24,7 @@ type gate struct {
 // records and a record's headers.
 const gateSlack = 64 << 10
 
-func newGate(r *rdbio.Reader, opt rdbio.Options) (*gate, error) {
+func newGate(r *rdbio.Filter, opt rdbio.Options) (*gate, error) {
 	g := &gate{heldAt: r.Offset(), max: opt.CapBytes() + gateSlack}
 	return g, r.SetSink(g)
 }
@@ -102,7 +102,7 @@ func (t through) flush() error {
 
 // copyValue sends the pending key's held records and its value, as
 // stored, to out (nil: leaves them out), and moves the gate past them.
-func (g *gate) copyValue(r *rdbio.Reader, out io.Writer) error {
+func (g *gate) copyValue(r *rdbio.Filter, out io.Writer) error {
 	t := through{g, out}
 	if out == nil {
 		t.out = io.Discard
@@ -129,7 +129,7 @@ type router interface {
 // complete then); a key's prefix records (toPrefix) wait for the key. The
 // bytes a filter left out lie right before the record that follows them:
 // the gate moves past them.
-func route(ctx context.Context, r *rdbio.Reader, g *gate, rt router) error {
+func route(ctx context.Context, r *rdbio.Filter, g *gate, rt router) error {
 	pending := toNone
 	var left int64 // the input bytes the filter left out so far
 	for {

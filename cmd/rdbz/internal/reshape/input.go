@@ -50,19 +50,20 @@ func inputError(in Input, err error) error {
 	return fmt.Errorf("%s: %w", in.Name, err)
 }
 
-// eachRecord reads the input once, calling fn with every record before
-// the EOF (values skipped unless fn reads them), and returns the Reader
-// at the end (its Header, what it learnt).
-func eachRecord(ctx context.Context, in Input, opt rdbio.Options, fn func(*rdbio.Reader, *rdbio.Record) error) (*rdbio.Reader, error) {
+// eachRecord reads the input once through a Filter of keep, calling fn
+// with every record before the EOF (values skipped unless fn reads them),
+// and returns the Filter at the end (its Header, what it learnt).
+func eachRecord(ctx context.Context, in Input, opt rdbio.Options, keep func(*rdbio.Record) bool, fn func(*rdbio.Filter, *rdbio.Record) error) (*rdbio.Filter, error) {
 	src, err := in.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	r, err := rdbio.NewReader(src, opt)
+	rr, err := rdbio.NewReader(src, opt)
 	if err != nil {
 		return nil, inputError(in, err)
 	}
+	r := rdbio.NewFilter(rr, keep)
 	for {
 		if err := ctx.Err(); err != nil {
 			return r, err
@@ -85,9 +86,9 @@ var errFound = errors.New("found")
 
 // keyAt reads the input again up to the key record at offset off and
 // returns its key.
-func keyAt(ctx context.Context, in Input, opt rdbio.Options, off int64) ([]byte, error) {
+func keyAt(ctx context.Context, in Input, opt rdbio.Options, keep func(*rdbio.Record) bool, off int64) ([]byte, error) {
 	var key []byte
-	_, err := eachRecord(ctx, in, opt, func(_ *rdbio.Reader, rec *rdbio.Record) error {
+	_, err := eachRecord(ctx, in, opt, keep, func(_ *rdbio.Filter, rec *rdbio.Record) error {
 		if rec.Offset == off && rec.Kind == rdbio.KindKey {
 			key = append([]byte{}, rec.Key...)
 			return errFound

@@ -25,9 +25,11 @@ const (
 
 // MergeOptions configure Merge. The zero value refuses duplicate keys.
 type MergeOptions struct {
-	// Options say how each input is read (Cap, IgnoreChecksum, and the
-	// records it keeps).
+	// Options say how each input is read (Cap, IgnoreChecksum).
 	rdbio.Options
+	// Keep, when set, selects the keys merged (rdbio.Filter); nil: every
+	// key.
+	Keep        func(*rdbio.Record) bool
 	OnDuplicate Policy
 	// Phase, when set, is called as the work moves on: "indexing" (the
 	// first pass over every input), "merging".
@@ -110,7 +112,7 @@ type merger struct {
 	// pass 2
 	w       *rdbio.Writer
 	g       *gate
-	r       *rdbio.Reader
+	r       *rdbio.Filter
 	cur     int   // the input being written
 	db      int64 // the output's selected db; -1 before the first
 	written map[string]bool
@@ -141,7 +143,7 @@ func (m *merger) index() (*extsort.Sorter[uint64], error) {
 	hs := make([]rdbio.Header, len(m.inputs))
 	dfly := make([]bool, len(m.inputs))
 	for i, in := range m.inputs {
-		r, err := eachRecord(m.ctx, in, m.opt.Options, func(_ *rdbio.Reader, rec *rdbio.Record) error {
+		r, err := eachRecord(m.ctx, in, m.opt.Options, m.opt.Keep, func(_ *rdbio.Filter, rec *rdbio.Record) error {
 			return m.indexRecord(x, i, rec)
 		})
 		if err != nil {
@@ -262,7 +264,7 @@ func (m *merger) dropped(k keyRec) {
 func (m *merger) duplicateError(prev, cur keyRec) error {
 	in, off := splitID(cur.id)
 	pin, poff := splitID(prev.id)
-	key, err := keyAt(m.ctx, m.inputs[in], m.opt.Options, off)
+	key, err := keyAt(m.ctx, m.inputs[in], m.opt.Options, m.opt.Keep, off)
 	if err != nil {
 		return err
 	}

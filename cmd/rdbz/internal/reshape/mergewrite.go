@@ -58,9 +58,11 @@ func (m *merger) writeInput(i int, in Input) error {
 		return err
 	}
 	defer src.Close()
-	if m.r, err = rdbio.NewReader(src, m.opt.Options); err != nil {
+	r, err := rdbio.NewReader(src, m.opt.Options)
+	if err != nil {
 		return err
 	}
+	m.r = rdbio.NewFilter(r, m.opt.Keep)
 	if m.g, err = newGate(m.r, m.opt.Options); err != nil {
 		return err
 	}

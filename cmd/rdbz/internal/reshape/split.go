@@ -20,9 +20,11 @@ var ErrSlot = errors.New("slot served by no part")
 // SplitOptions configure Split. The zero value refuses keys outside db 0
 // and writes 32 MiB of queues at most.
 type SplitOptions struct {
-	// Options say how the input is read (Cap, IgnoreChecksum, and the
-	// records it keeps).
+	// Options say how the input is read (Cap, IgnoreChecksum).
 	rdbio.Options
+	// Keep, when set, selects the keys split (rdbio.Filter); nil: every
+	// key.
+	Keep func(*rdbio.Record) bool
 	// DBTo0 moves the keys of every db into db 0 (false: such a key is an
 	// error, ErrDB). A key held in two dbs is then an error.
 	DBTo0 bool
@@ -99,7 +101,7 @@ type splitter struct {
 	sizes   []PartReport // from count: each part's RESIZEDB
 	checked bool         // count found no key in two dbs
 	parts   []*part
-	r       *rdbio.Reader
+	r       *rdbio.Filter
 	g       *gate
 	dups    *keyIndex
 }
@@ -129,7 +131,7 @@ func (s *splitter) count() error {
 		dups = newKeyIndex()
 		defer dups.close()
 	}
-	_, err := eachRecord(s.ctx, s.in, s.opt.Options, func(_ *rdbio.Reader, rec *rdbio.Record) error {
+	_, err := eachRecord(s.ctx, s.in, s.opt.Options, s.opt.Keep, func(_ *rdbio.Filter, rec *rdbio.Record) error {
 		if rec.Kind != rdbio.KindKey {
 			return nil
 		}
@@ -178,9 +180,11 @@ func (s *splitter) split(dst []io.Writer) error {
 		return err
 	}
 	defer src.Close()
-	if s.r, err = rdbio.NewReader(src, s.opt.Options); err != nil {
+	r, err := rdbio.NewReader(src, s.opt.Options)
+	if err != nil {
 		return inputError(s.in, err)
 	}
+	s.r = rdbio.NewFilter(r, s.opt.Keep)
 	s.rep.Magic = s.r.Header().Magic
 	if err := s.openParts(dst); err != nil {
 		return err
@@ -367,7 +371,7 @@ func (s *splitter) checkDups(x *keyIndex) error {
 	_, prevOff := splitID(first[0].id)
 	key := "a key"
 	if !s.in.Once {
-		if k, err := keyAt(s.ctx, s.in, s.opt.Options, off); err == nil {
+		if k, err := keyAt(s.ctx, s.in, s.opt.Options, s.opt.Keep, off); err == nil {
 			key = "key " + rdbio.QuoteKey(k, quoteMax)
 		}
 	}

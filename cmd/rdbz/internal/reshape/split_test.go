@@ -177,12 +177,12 @@ func TestSplitFiltered(t *testing.T) {
 	out := map[string]bool{"key:11": true, "key:19": true, "key:39": true, "{user1000}.3": true}
 	keep := func(rec *rdbio.Record) bool { return !out[string(rec.Key)] }
 	var filtered bytes.Buffer
-	if _, _, err := rdbio.CopyFiltered(&filtered, bytes.NewReader(in), rdbio.Options{Keep: keep}); err != nil {
+	if _, _, err := rdbio.CopyFiltered(&filtered, bytes.NewReader(in), rdbio.Options{}, keep); err != nil {
 		t.Fatal(err)
 	}
 	three, _ := cluster.Even(3)
 	for _, once := range []bool{false, true} {
-		parts, rep, err := splitBytes(t, bytesInput("in", in, once), three, SplitOptions{Options: rdbio.Options{Keep: keep}})
+		parts, rep, err := splitBytes(t, bytesInput("in", in, once), three, SplitOptions{Keep: keep})
 		if err != nil {
 			t.Fatal(err)
 		}

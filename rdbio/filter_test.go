@@ -73,12 +73,12 @@ func keyName(k []byte) string {
 	return string(k)
 }
 
-// rejecting is a Keep that leaves out the named keys.
+// rejecting is a keep function that leaves out the named keys.
 func rejecting(names ...string) func(*Record) bool {
 	return func(rec *Record) bool { return !slices.Contains(names, keyName(rec.Key)) }
 }
 
-// TestKeepRecords: Next returns the kept keys with their prefix records
+// TestKeepRecords: a Filter's Next returns the kept keys with their prefix records
 // and values, never a rejected key nor a hint; a kept key's value reads
 // through its handle, a prefix record's handle is spent; Keep sees the
 // key whole, its prefixes applied, and the ctime read before it.
@@ -95,14 +95,15 @@ func TestKeepRecords(t *testing.T) {
 		}
 		return name != "a" && name != "big2" && name != "d"
 	}
-	r, err := NewReader(bytes.NewReader(keepFile()), Options{Keep: keep})
+	r, err := NewReader(bytes.NewReader(keepFile()), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	f := NewFilter(r, keep)
 	var got []string
 	end := int64(-1) // where the last record ended, by Offset
 	for {
-		rec, err := r.Next()
+		rec, err := f.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,15 +115,15 @@ func TestKeepRecords(t *testing.T) {
 		}
 		end = -1
 		if rec.Kind == KindExpire || rec.Kind == KindIdle || rec.Kind == KindFreq {
-			end = r.Offset()
+			end = f.Offset()
 		}
 		name := rec.Kind.String()
 		if rec.Kind == KindKey {
 			name = keyName(rec.Key)
-			if info, err := r.Value().Count(nil); err != nil || !info.Known {
+			if info, err := f.Value().Count(nil); err != nil || !info.Known {
 				t.Errorf("key %s: Count %+v, %v", name, info, err)
 			}
-		} else if err := r.Value().Copy(nil); !errors.Is(err, ErrValueUsed) {
+		} else if err := f.Value().Copy(nil); !errors.Is(err, ErrValueUsed) {
 			t.Errorf("%s record: its handle copies (%v)", name, err)
 		}
 		got = append(got, name)
@@ -134,9 +135,9 @@ func TestKeepRecords(t *testing.T) {
 	if w := []string{"a", "b", "l", "big", "big2", "d", "c"}; !slices.Equal(seen, w) {
 		t.Errorf("Keep saw %q, want %q", seen, w)
 	}
-	f := r.Filtered()
-	if f.Kept != 4 || f.LeftOut != 3 || f.Bytes != int64(len(keepFile())-len(keepFile("a", "big2", "d", "hint", "slot"))) {
-		t.Errorf("Filtered %+v", f)
+	fd := f.Filtered()
+	if fd.Kept != 4 || fd.LeftOut != 3 || fd.Bytes != int64(len(keepFile())-len(keepFile("a", "big2", "d", "hint", "slot"))) {
+		t.Errorf("Filtered %+v", fd)
 	}
 }
 
@@ -155,7 +156,7 @@ func TestKeepCopy(t *testing.T) {
 		{[]string{"d"}, keepFile("d", "hint", "slot")},
 	} {
 		var out bytes.Buffer
-		n, f, err := CopyFiltered(&out, bytes.NewReader(keepFile()), Options{Keep: rejecting(tc.reject...)})
+		n, f, err := CopyFiltered(&out, bytes.NewReader(keepFile()), Options{}, rejecting(tc.reject...))
 		if err != nil {
 			t.Fatalf("reject %q: %v", tc.reject, err)
 		}
@@ -168,7 +169,7 @@ func TestKeepCopy(t *testing.T) {
 	}
 	var out bytes.Buffer
 	if _, err := Copy(&out, bytes.NewReader(keepFile()), Options{}); err != nil || !bytes.Equal(out.Bytes(), keepFile()) {
-		t.Errorf("Copy without Keep is not the file (%v)", err)
+		t.Errorf("Copy without a filter is not the file (%v)", err)
 	}
 }
 
@@ -183,20 +184,21 @@ func TestKeepUnwalkable(t *testing.T) {
 	src := binary.LittleEndian.AppendUint64(b, crc64.Checksum(b))
 	for _, reject := range []string{"m", "z"} {
 		var out bytes.Buffer
-		_, _, err := CopyFiltered(&out, bytes.NewReader(src), Options{Keep: rejecting(reject)})
+		_, _, err := CopyFiltered(&out, bytes.NewReader(src), Options{}, rejecting(reject))
 		var e *Error
 		if !errors.Is(err, ErrUnsupported) || !errors.As(err, &e) || e.Offset != 21 || !strings.Contains(err.Error(), "cannot be filtered") {
 			t.Errorf("reject %s: copy %v: want the unwalkable value at offset 21", reject, err)
 		}
 	}
-	r, err := NewReader(bytes.NewReader(src), Options{Keep: rejecting("m")})
+	r, err := NewReader(bytes.NewReader(src), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Drain(r); !errors.Is(err, ErrUnsupported) {
+	f := NewFilter(r, rejecting("m"))
+	if _, err := drain(f); !errors.Is(err, ErrUnsupported) {
 		t.Fatalf("drain: %v", err)
 	}
-	if eof, err := r.PassBody(); err != nil || eof.Checksum != ChecksumOK {
+	if eof, err := f.PassBody(); err != nil || eof.Checksum != ChecksumOK {
 		t.Errorf("PassBody without a sink: %v", err)
 	}
 }
@@ -209,7 +211,7 @@ func TestKeepT(t *testing.T) {
 	reject := []string{"b", "l", "big2", "d"}
 	want := keepFile("b", "l", "big2", "d", "hint", "slot")
 	var tb tbuf
-	st, err := EncodeT(&tb, bytes.NewReader(keepFile()), Options{Keep: rejecting(reject...)})
+	st, err := EncodeT(&tb, bytes.NewReader(keepFile()), Options{}, rejecting(reject...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,15 +219,15 @@ func TestKeepT(t *testing.T) {
 		t.Errorf("stats %+v: want 3 keys, 4 left out, 1 LZF string decoded", st)
 	}
 	var out bytes.Buffer
-	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetOriginal, Options{}); err != nil || !bytes.Equal(out.Bytes(), want) {
+	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetOriginal, Options{}, nil); err != nil || !bytes.Equal(out.Bytes(), want) {
 		t.Fatalf("decoded %d bytes (%v), want the filtered copy's %d", out.Len(), err, len(want))
 	}
 	var all tbuf
-	if _, err := EncodeT(&all, bytes.NewReader(keepFile()), Options{}); err != nil {
+	if _, err := EncodeT(&all, bytes.NewReader(keepFile()), Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	out.Reset()
-	if _, err := DecodeT(&out, bytes.NewReader(all.Bytes()), TargetOriginal, Options{Keep: rejecting(reject...)}); err != nil || !bytes.Equal(out.Bytes(), want) {
+	if _, err := DecodeT(&out, bytes.NewReader(all.Bytes()), TargetOriginal, Options{}, rejecting(reject...)); err != nil || !bytes.Equal(out.Bytes(), want) {
 		t.Fatalf("T filtered as decoded: %d bytes (%v), want %d", out.Len(), err, len(want))
 	}
 }
@@ -234,7 +236,7 @@ func TestKeepT(t *testing.T) {
 // when a record is read a byte at a time.
 func TestKeepSink(t *testing.T) {
 	var out bytes.Buffer
-	_, _, err := CopyFiltered(&out, io.LimitReader(oneByte{bytes.NewReader(keepFile())}, 1<<30), Options{Keep: rejecting("a")})
+	_, _, err := CopyFiltered(&out, io.LimitReader(oneByte{bytes.NewReader(keepFile())}, 1<<30), Options{}, rejecting("a"))
 	if want := keepFile("a", "hint", "slot"); err != nil || !bytes.Equal(out.Bytes(), want) {
 		t.Errorf("copy %v: %d bytes, want %d", err, out.Len(), len(want))
 	}
