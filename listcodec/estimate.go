@@ -20,7 +20,7 @@ const Format2EstimateEvery = 8
 // for something else: Tee the dump's reader through it, read the dump to
 // its end, then call Result. It runs format 2's own compressor on the
 // records of a sample of the dump (Format2EstimateEvery) on another
-// goroutine, and scales. The pass goes no faster than rdbio.EncodeT's
+// goroutine, and scales. The pass goes no faster than tstream.EncodeT's
 // (the tee waits for it). Memory: what Compress holds (its training hold
 // and pipelines, within compress's bound).
 type Format2Estimate struct {

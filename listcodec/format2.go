@@ -8,7 +8,7 @@ import (
 
 	"github.com/rdbz/rdbz/listcodec/block"
 	"github.com/rdbz/rdbz/listcodec/format2"
-	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/listcodec/tstream"
 )
 
 // Format 2 (FORMAT.md §2, §3) is what Compress writes unless
@@ -52,12 +52,12 @@ func compress2(ctx context.Context, dst io.Writer, src io.Reader, opt CompressOp
 func decompress2(ctx context.Context, out *wrapped, src io.Reader, opt DecompressOptions) (*Stats, error) {
 	start := time.Now()
 	flow := opt.Flow.withDefaults()
-	to := rdbio.TargetOriginal
+	to := tstream.TargetOriginal
 	switch opt.To {
 	case ToRaw:
-		to = rdbio.TargetRaw
+		to = tstream.TargetRaw
 	case ToLZF:
-		to = rdbio.TargetLZF
+		to = tstream.TargetLZF
 	}
 	ds, err := format2.Decompress(ctx, out, src, format2.DecompressOptions{To: to, Workers: flow.Workers,
 		Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum,

@@ -37,6 +37,11 @@
 // commands (cmd/rdbz/internal/filter) builds the test from Redis glob
 // patterns, dbs, types and expiry.
 //
+// A StringHook (hook.go) sees each string as the Reader reads it —
+// encoding, prefix, payload — and chooses what goes to the sink in its
+// place: format 2 (listcodec/tstream) stores LZF strings decoded that way,
+// and turns them back. The Reader itself knows nothing of what it is for.
+//
 // A Writer mirrors the Reader: it writes the magic, raw bytes, lengths and
 // strings, keeps a running CRC-64 and writes the trailer on Close. Lengths
 // and strings (FORMAT.md §5) have one decoder here, which the Reader and
@@ -53,8 +58,8 @@
 //
 // There is one walk of the grammar: the value walk that Next uses to skip
 // a value is the one Value.Copy and Value.Count use. rdbio does not
-// compress (listcodec does that), nor sum up or judge a file (rdbio/analyze
-// does that, through this package's public API), nor decide how to convert
-// one (rdbio/convert). Strings are held in memory only up to a cap
+// compress (listcodec does that), nor sum up or judge a file, nor decide
+// how to convert one (the tools under cmd/rdbz/internal do, through this
+// package's public API). Strings are held in memory only up to a cap
 // (Options.Cap); larger ones stream through in bounded chunks.
 package rdbio

@@ -17,7 +17,7 @@ const (
 	EncInt             // 0xC0..0xC2: an integer stored as 1, 2 or 4 bytes
 	EncLZF             // 0xC3: LZF-compressed
 	EncZstd            // 0xC4: rdbz's zstd frame (list nodes of rdbz-compressed files only)
-	EncT               // 0xC5: a decoded LZF string in a T stream (tstream.go)
+	EncT               // 0xC5: a decoded LZF string in format 2's T stream (where a StringHook wants it)
 )
 
 func (e Enc) String() string {
@@ -51,9 +51,9 @@ type strHead struct {
 	size  uint64 // stored payload bytes that follow the prefix
 	ulen  uint64 // decoded length (LZF, zstd); for raw = size
 	flags byte   // 0xC4 flags
-	// done: a rewrite consumed the whole string (size is 0) and sent its
-	// replacement on; data holds its decoded bytes, valid until the next
-	// string is read.
+	// done: a StringHook consumed the whole string (size is 0) and sent
+	// its replacement on; data holds its decoded bytes (unless the string
+	// was skipped), valid until the next string is read.
 	done bool
 	data []byte
 }
@@ -112,18 +112,7 @@ func (in *input) readLen() (uint64, error) {
 	return n, nil
 }
 
-// strHeader reads a string prefix. With a rewrite set (T streams,
-// tstream.go), the rewrite is offered the string first: it may consume the
-// whole string and send its replacement to the sink, returning a prefix
-// with done set.
-func (in *input) strHeader() (strHead, error) {
-	if in.rw != nil {
-		return in.rw.string(in)
-	}
-	return in.plainHeader(false)
-}
-
-// plainHeader reads a string prefix; t allows rdbz's T encoding 0xC5.
+// plainHeader reads a string prefix; t allows format 2's T encoding 0xC5.
 func (in *input) plainHeader(t bool) (strHead, error) {
 	n, special, err := in.lenOrSpecial()
 	if err != nil {
@@ -174,6 +163,27 @@ func (in *input) plainHeader(t bool) (strHead, error) {
 	return strHead{}, fmt.Errorf("%w: unknown string encoding 0x%02x", ErrCorrupt, 0xC0|n)
 }
 
+// tHeader reads the rest of a 0xC5 prefix: flags (0) and the decoded
+// length (≥ 1); the caller checks it against the cap before reading.
+func (in *input) tHeader() (strHead, error) {
+	at := in.offset() - 1
+	flags, err := in.byte()
+	if err != nil {
+		return strHead{}, err
+	}
+	if flags != 0 {
+		return strHead{}, fmt.Errorf("%w: 0xC5 string at offset %d with flags 0x%02x (none is defined)", ErrCorrupt, at, flags)
+	}
+	n, err := in.readLen()
+	if err != nil {
+		return strHead{}, err
+	}
+	if n == 0 {
+		return strHead{}, fmt.Errorf("%w: 0xC5 string at offset %d of 0 bytes", ErrCorrupt, at)
+	}
+	return strHead{enc: EncT, size: n, ulen: n}, nil
+}
+
 // intDigits takes the payload of the integer-encoded string whose prefix
 // h was read and appends its decimal digits to dst[:0].
 func (in *input) intDigits(dst []byte, h strHead) ([]byte, error) {
@@ -189,10 +199,15 @@ func (in *input) intDigits(dst []byte, h strHead) ([]byte, error) {
 // (ErrTooLarge). LZF data is gathered in *scratch. rdbz's 0xC4 is
 // ErrCorrupt: it is not a string a server reads.
 func (in *input) readString(dst []byte, limit int, scratch *[]byte) (str []byte, isInt bool, err error) {
-	h, err := in.strHeader()
+	h, err := in.plainHeader(false)
 	if err != nil {
 		return nil, false, err
 	}
+	return in.readPayload(h, dst, limit, scratch)
+}
+
+// readPayload is readString once the prefix h was read.
+func (in *input) readPayload(h strHead, dst []byte, limit int, scratch *[]byte) (str []byte, isInt bool, err error) {
 	if h.done {
 		if len(h.data) > limit {
 			return nil, false, fmt.Errorf("%w: %d bytes (cap %d)", ErrTooLarge, len(h.data), limit)
@@ -230,9 +245,16 @@ func (in *input) readString(dst []byte, limit int, scratch *[]byte) (str []byte,
 // readLen reads a plain length.
 func (r *Reader) readLen() (uint64, error) { return r.in.readLen() }
 
-// strHeader reads a string prefix and notes its decoded length.
-func (r *Reader) strHeader() (strHead, error) {
-	h, err := r.in.strHeader()
+// strHeader reads a string prefix (of a string the grammar does not walk
+// past: it reads the payload, or holds the string) and notes its decoded
+// length.
+func (r *Reader) strHeader() (strHead, error) { return r.notedHeader(false) }
+
+// notedHeader reads a string prefix, showing the string to the
+// StringHook (skip: the grammar walks past it), and notes its decoded
+// length.
+func (r *Reader) notedHeader(skip bool) (strHead, error) {
+	h, err := r.hooked(skip)
 	if err == nil && h.enc != EncInt {
 		r.noteLen(h.ulen)
 	}
@@ -247,8 +269,10 @@ func (r *Reader) noteLen(n uint64) {
 
 // valueStrHeader reads the prefix of a string inside a value that is not a
 // list node: rdbz's 0xC4 encoding is not allowed there.
-func (r *Reader) valueStrHeader() (strHead, error) {
-	h, err := r.strHeader()
+func (r *Reader) valueStrHeader() (strHead, error) { return valueOnly(r.strHeader()) }
+
+// valueOnly refuses rdbz's 0xC4 encoding outside a list node.
+func valueOnly(h strHead, err error) (strHead, error) {
 	if err == nil && h.enc == EncZstd {
 		err = fmt.Errorf("%w: zstd string (0xC4) outside a list node", ErrCorrupt)
 	}
@@ -257,9 +281,7 @@ func (r *Reader) valueStrHeader() (strHead, error) {
 
 // skipString consumes a string of a value that is not a list node.
 func (r *Reader) skipString() error {
-	r.in.skipping = true
-	h, err := r.valueStrHeader()
-	r.in.skipping = false
+	h, err := valueOnly(r.notedHeader(true))
 	if err != nil {
 		return err
 	}
@@ -268,9 +290,7 @@ func (r *Reader) skipString() error {
 
 // skipNodeString consumes a list node string (rdbz's 0xC4 allowed).
 func (r *Reader) skipNodeString() error {
-	r.in.skipping = true
-	h, err := r.strHeader()
-	r.in.skipping = false
+	h, err := r.notedHeader(true)
 	if err != nil {
 		return err
 	}
@@ -280,7 +300,11 @@ func (r *Reader) skipNodeString() error {
 // readString reads and decodes a string that rdbio must hold (a key, an
 // AUX field, a function): raw, integer or LZF, up to the cap.
 func (r *Reader) readString(dst []byte) ([]byte, error) {
-	s, _, err := r.in.readString(dst, r.opt.Cap, &r.scratch)
+	h, err := r.hooked(false)
+	if err != nil {
+		return nil, err
+	}
+	s, _, err := r.in.readPayload(h, dst, r.opt.Cap, &r.scratch)
 	return s, err
 }
 

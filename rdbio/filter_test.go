@@ -203,35 +203,6 @@ func TestKeepUnwalkable(t *testing.T) {
 	}
 }
 
-// TestKeepT: T of a filtered file, decoded to the original, is the
-// filtered copy byte for byte (its trailer checked on the way); a T stream
-// filtered as it is decoded, its 0xC5 strings in the keys left out
-// skipped, gives the same file.
-func TestKeepT(t *testing.T) {
-	reject := []string{"b", "l", "big2", "d"}
-	want := keepFile("b", "l", "big2", "d", "hint", "slot")
-	var tb tbuf
-	st, err := EncodeT(&tb, bytes.NewReader(keepFile()), Options{}, rejecting(reject...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Keys != 3 || st.LeftOut != 4 || st.Decoded != 1 {
-		t.Errorf("stats %+v: want 3 keys, 4 left out, 1 LZF string decoded", st)
-	}
-	var out bytes.Buffer
-	if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetOriginal, Options{}, nil); err != nil || !bytes.Equal(out.Bytes(), want) {
-		t.Fatalf("decoded %d bytes (%v), want the filtered copy's %d", out.Len(), err, len(want))
-	}
-	var all tbuf
-	if _, err := EncodeT(&all, bytes.NewReader(keepFile()), Options{}, nil); err != nil {
-		t.Fatal(err)
-	}
-	out.Reset()
-	if _, err := DecodeT(&out, bytes.NewReader(all.Bytes()), TargetOriginal, Options{}, rejecting(reject...)); err != nil || !bytes.Equal(out.Bytes(), want) {
-		t.Fatalf("T filtered as decoded: %d bytes (%v), want %d", out.Len(), err, len(want))
-	}
-}
-
 // TestKeepSink: under Keep the sink still gets every kept byte in order
 // when a record is read a byte at a time.
 func TestKeepSink(t *testing.T) {

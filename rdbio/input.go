@@ -2,7 +2,6 @@ package rdbio
 
 import (
 	"errors"
-	"hash"
 	"io"
 	"slices"
 
@@ -29,29 +28,28 @@ const firstBufSize = 16 << 10
 type input struct {
 	src  io.Reader
 	buf  []byte
-	pos  int   // next unread byte
-	end  int   // end of valid data
-	mark int   // start of consumed bytes not yet flushed
-	base int64 // input offset of buf[0]
-	crc  hash.Hash64
-	out  io.Writer // receives consumed bytes; nil discards them
+	pos  int           // next unread byte
+	end  int           // end of valid data
+	mark int           // start of consumed bytes not yet flushed
+	base int64         // input offset of buf[0]
+	crc  *crc64.Digest // the CRC64 of the consumed bytes; nil: none
+	out  io.Writer     // receives consumed bytes; nil discards them
 	eof  bool
-	rw   *rewrite // rewrites strings on their way to out (T streams); nil: none
-	// nosum: no CRC64 of the input is wanted (a T stream: its bytes are
-	// not the ones its trailer sums)
-	nosum bool
-	// skipping: the string being read is skipped, its bytes are not needed
-	// (the rewrite may hand it to another goroutine)
-	skipping bool
 }
 
-func newInput(src io.Reader) *input {
-	return &input{src: src, buf: make([]byte, firstBufSize), crc: crc64.New()}
+// newInput is an input over src; sum: with a CRC64 of what it consumes.
+func newInput(src io.Reader, sum bool) *input {
+	in := &input{src: src, buf: make([]byte, firstBufSize)}
+	if sum {
+		in.crc = crc64.New()
+	}
+	return in
 }
 
-// sliceInput is an input over b alone, which it never changes.
+// sliceInput is an input over b alone, which it never changes (and does
+// not sum).
 func sliceInput(b []byte) *input {
-	return &input{buf: b, end: len(b), eof: true, crc: crc64.New()}
+	return &input{buf: b, end: len(b), eof: true}
 }
 
 // offset is the input offset of the next unread byte.
@@ -73,9 +71,9 @@ func (in *input) flush() error {
 	return nil
 }
 
-// checksum adds consumed bytes to the CRC64.
+// checksum adds consumed bytes to the CRC64, if any.
 func (in *input) checksum(p []byte) {
-	if !in.nosum {
+	if in.crc != nil {
 		in.crc.Write(p)
 	}
 }

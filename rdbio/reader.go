@@ -23,12 +23,11 @@ type Options struct {
 	Cap int
 	// IgnoreChecksum accepts a CRC64 trailer that does not match.
 	IgnoreChecksum bool
-	// Workers is how many goroutines EncodeT and DecodeT rewrite LZF
-	// strings on (0: GOMAXPROCS); with fewer than GOMAXPROCS their
-	// batches in flight weigh proportionally less. A split gives each of
-	// its parts one: a part per core, each with a pipe per core, held
-	// twice the buffers the cores can use.
-	Workers int
+	// NoChecksum neither computes nor checks the input's CRC64: for a
+	// stream whose trailer sums other bytes than its own (format 2's T,
+	// whose reader checks what it writes). The EOF record's Checksum is
+	// then empty, and Reader.Checksum 0.
+	NoChecksum bool
 }
 
 // Header is the file's magic, and the envelope around the RDB if any.
@@ -151,6 +150,8 @@ type Reader struct {
 	maxLen  uint64    // the largest decoded string length seen (ValueInfo.MaxStringLen)
 	sink    io.Writer // the caller's sink
 	err     error     // sticky
+	hook    StringHook
+	bufs    buffers
 
 	db     uint64
 	expire int64
@@ -161,6 +162,13 @@ type Reader struct {
 	fixed  bool     // prod is fixed
 	gen    uint64   // records returned by Next
 	done   bool
+}
+
+// buffers are the Reader's buffers, kept from one use to the next.
+type buffers struct {
+	prefix  appender // the prefix of the string shown to the StringHook
+	payload []byte   // its payload
+	shown   String
 }
 
 // CapBytes is the capture cap a Reader with these options uses: Cap, or
@@ -181,7 +189,7 @@ func NewReader(src io.Reader, opt Options) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{in: newInput(src), opt: opt, expire: -1, freq: -1, hdr: Header{Envelope: env}}
+	r := &Reader{in: newInput(src, !opt.NoChecksum), opt: opt, expire: -1, freq: -1, hdr: Header{Envelope: env}}
 	if err := r.readMagic(); err != nil {
 		return nil, err
 	}
@@ -200,7 +208,7 @@ func (r *Reader) Offset() int64 { return r.in.offset() }
 // with Options.NoChecksum.
 func (r *Reader) Checksum() uint64 {
 	in := r.in
-	if in.nosum {
+	if in.crc == nil {
 		return 0
 	}
 	return crc64.Update(in.crc.Sum64(), in.buf[in.mark:in.pos])
@@ -373,7 +381,7 @@ func (r *Reader) readEOF() error {
 	if err != nil {
 		return r.wrap("write", err)
 	}
-	want := r.in.crc.Sum64()
+	want := r.Checksum()
 	r.done = true
 	if !r.hdr.HasChecksum() {
 		r.rec.Checksum = ChecksumAbsent
@@ -387,7 +395,7 @@ func (r *Reader) readEOF() error {
 	got := binary.LittleEndian.Uint64(p)
 	r.rec.Stored = got
 	switch {
-	case r.in.nosum: // the caller checks Stored against what it wrote
+	case r.opt.NoChecksum: // the caller checks Stored against what it wrote
 	case got == 0:
 		r.rec.Checksum = ChecksumDisabled
 	case got == want:
@@ -481,7 +489,11 @@ func (t *tailCheck) check(h Header) (uint64, ChecksumStatus, error) {
 	}
 	t.in.checksum(t.tail[:1])
 	stored := binary.LittleEndian.Uint64(t.tail[1:])
-	switch got := t.in.crc.Sum64(); {
+	var got uint64
+	if t.in.crc != nil {
+		got = t.in.crc.Sum64()
+	}
+	switch {
 	case stored == 0:
 		return 0, ChecksumDisabled, nil
 	case stored == got:

@@ -95,13 +95,16 @@ func (v *visitor) lens(dst []uint64) error {
 }
 
 // node walks one stream node: its master ID, then its listpack (checked
-// with v.check; decoded whole for Decode).
+// with v.check; decoded whole for Decode; skipped by a walk past it).
 func (v *visitor) node() error {
 	r := v.r
 	v.e = Elem{}
 	if v.fn == nil {
 		if err := r.skipString(); err != nil {
 			return err
+		}
+		if !v.check {
+			return r.skipString()
 		}
 	} else {
 		id, err := r.readString(r.dec[:0])

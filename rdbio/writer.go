@@ -45,6 +45,16 @@ func (w *Writer) Write(p []byte) (int, error) {
 // Written is the number of bytes written so far.
 func (w *Writer) Written() int64 { return w.n }
 
+// Checksum is the CRC-64 of the bytes written so far, the magic included
+// (after Close, the EOF opcode too, not the trailer), or 0 when the
+// Writer keeps none.
+func (w *Writer) Checksum() uint64 {
+	if w.crc == nil {
+		return 0
+	}
+	return w.crc.Sum64()
+}
+
 // AppendLen appends n as an RDB length in its shortest form.
 func AppendLen(dst []byte, n uint64) []byte {
 	switch {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/rdbz/rdbz/listcodec/tstream"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -47,7 +48,7 @@ func readT(tb testing.TB, path string) *tfile {
 	}
 	defer f.Close()
 	c := &tfile{}
-	if _, err := rdbio.EncodeT(c, f, rdbio.Options{IgnoreChecksum: true}, nil); err != nil {
+	if _, err := tstream.EncodeT(c, f, tstream.Options{Options: rdbio.Options{IgnoreChecksum: true}}, nil); err != nil {
 		tb.Fatalf("%s: EncodeT: %v", path, err)
 	}
 	return c
@@ -129,7 +130,7 @@ func readTOrSkip(tb testing.TB, path string) *tfile {
 	}
 	defer f.Close()
 	c := &tfile{}
-	if _, err := rdbio.EncodeT(c, f, rdbio.Options{IgnoreChecksum: true}, nil); err != nil {
+	if _, err := tstream.EncodeT(c, f, tstream.Options{Options: rdbio.Options{IgnoreChecksum: true}}, nil); err != nil {
 		tb.Logf("%s: not encoded into T (%v)", path, err)
 		return nil
 	}

@@ -19,12 +19,12 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/listcodec/tstream"
 )
 
 // TestMeasureSpeed is the side-by-side run of MEASURED.md: for each file,
 // whole-file zstd -3 -T2 and zstd -d, then the codec in a pipeline like the
-// one format 2 will run — rdbio.EncodeT feeding a Splitter on the reading
+// one format 2 will run — tstream.EncodeT feeding a Splitter on the reading
 // goroutine, segments compressed by two workers, written to a temporary
 // file — and back: segments read and decoded by two workers into T. Least
 // of RDBZ_MEASURE_RUNS (3) runs; peak RSS (VmHWM) of a run in a process of
@@ -176,7 +176,7 @@ func speedChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	start, c0 := time.Now(), cpuNow()
-	if _, err := rdbio.EncodeT(discardSink{}, bufio.NewReaderSize(f, 1<<20), rdbio.Options{}, nil); err != nil {
+	if _, err := tstream.EncodeT(discardSink{}, bufio.NewReaderSize(f, 1<<20), tstream.Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	tenc, tcpu := time.Since(start), cpuNow()-c0
@@ -368,7 +368,7 @@ func compressFile(t *testing.T, path, tmp string, level zstd.EncoderLevel, segSi
 		bw.Flush()
 	}()
 	w.s.Start(&Segment{})
-	if _, err := rdbio.EncodeT(w, bufio.NewReaderSize(f, 1<<20), rdbio.Options{}, nil); err != nil {
+	if _, err := tstream.EncodeT(w, bufio.NewReaderSize(f, 1<<20), tstream.Options{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	w.flush()

@@ -12,7 +12,7 @@ import (
 
 // TestMeasureSplitTime is the time split of MEASURED.md, on one
 // goroutine, in CPU time of the process (the garbage collector's
-// included; wall time is no measure on a loaded machine): T encoding (rdbio.EncodeT into memory), split, Encode,
+// included; wall time is no measure on a loaded machine): T encoding (tstream.EncodeT into memory), split, Encode,
 // Unpack (zstd and the token and plane inverses) and Join, each summed
 // over the segments. Behind RDBZ_MEASURE=split (files and level as for
 // the other measurements; 4 MiB segments).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec/block"
+	"github.com/rdbz/rdbz/listcodec/tstream"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/envelope"
 )
@@ -84,7 +85,7 @@ type Options struct {
 	// from the first TrainBytes of T.
 	Level     zstd.EncoderLevel
 	BlockSize int
-	Workers   int // block compression goroutines (block.Options.Workers), and LZF-string ones (rdbio.Options.Workers)
+	Workers   int // block compression goroutines (block.Options.Workers), and LZF-string ones (tstream.Options.Workers)
 	// Cap bounds every string held: an LZF string longer than it stays LZF
 	// in T (rdbio.Options.Cap). Decompress needs a cap at least as large.
 	Cap            int
@@ -146,7 +147,7 @@ func (o *Options) phase(name string) {
 // Stats sum up a Compress.
 type Stats struct {
 	BytesIn, BytesOut int64
-	T                 rdbio.TStats
+	T                 tstream.TStats
 	Block             block.Stats
 	Level             zstd.EncoderLevel
 	DictID            uint32
@@ -190,7 +191,7 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 		opt.Level = ColumnsLevel // nothing to hold T for: no dictionary, no level to choose
 	}
 	st := &Stats{}
-	ropt := rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, Workers: opt.Workers}
+	topt := tstream.Options{Options: rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, Workers: opt.Workers}
 	c := &csink{ctx: ctx, dst: dst, opt: opt, st: st, limit: opt.TrainBytes}
 	if opt.Dict != nil {
 		if err := checkDict(opt.Dict); err != nil {
@@ -208,7 +209,7 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 		opt.phase("reading") // the first TrainBytes of T, held to train on
 	}
 	c.every = opt.every
-	tst, err := rdbio.EncodeT(c, src, ropt, opt.Keep)
+	tst, err := tstream.EncodeT(c, src, topt, opt.Keep)
 	st.T = tst
 	st.BytesIn = tst.InBytes
 	if err == nil {
@@ -230,7 +231,7 @@ func TrainDict(src io.Reader, opt Options) ([]byte, error) {
 		opt.Level = DefaultLevel // the gate compresses at it (Compress picks its own later)
 	}
 	s := &headSampler{sampler: newSampler(opt), limit: opt.TrainBytes}
-	_, err := rdbio.EncodeT(s, src, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, nil)
+	_, err := tstream.EncodeT(s, src, tstream.Options{Options: rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}}, nil)
 	if err != nil && !errors.Is(err, errEnough) {
 		return nil, err
 	}
@@ -253,7 +254,7 @@ func (h *headSampler) Write(p []byte) (int, error) {
 	return h.sampler.Write(p)
 }
 
-// csink takes T from rdbio.EncodeT. Until the block Writer starts it holds
+// csink takes T from tstream.EncodeT. Until the block Writer starts it holds
 // T (at most limit bytes, plus the record being read when the limit is
 // reached, which then goes on): a stream trains its dictionary on what is
 // held; an input that ends while held is compressed in memory and copied
@@ -282,7 +283,7 @@ type heldRec struct {
 	input               int64
 }
 
-// Envelope takes the input's VKCS envelope (rdbio.EnvelopeSink), which the
+// Envelope takes the input's VKCS envelope (tstream.EnvelopeSink), which the
 // header records. Under a filter (Options.Keep) the RDB inside is the
 // filtered one, shorter than the input's: the record keeps no LZ4 content
 // size (it would be the unfiltered RDB's, which decompress --to original
@@ -396,7 +397,7 @@ func (c *csink) start(w io.Writer) error {
 		c.opt.phase("compressing")
 	}
 	c.out = counter{w: w}
-	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: level, Workers: workers, IndexShare: c.opt.IndexShare, Source: c.source, State: rdbio.TKeyDB, Columns: c.opt.Columns})
+	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: level, Workers: workers, IndexShare: c.opt.IndexShare, Source: c.source, State: tstream.TKeyDB, Columns: c.opt.Columns})
 	if err != nil {
 		return err
 	}
@@ -422,7 +423,7 @@ func (c *csink) autoLevel() zstd.EncoderLevel {
 }
 
 // replay sends the held records to s.
-func (c *csink) replay(s rdbio.TSink) error {
+func (c *csink) replay(s tstream.TSink) error {
 	for i, r := range c.recs {
 		var key []byte
 		if r.keyLen >= 0 {

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/rdbz/rdbz/listcodec/block"
+	"github.com/rdbz/rdbz/listcodec/tstream"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/envelope"
 )
@@ -34,7 +35,7 @@ func CheckHeader(h block.Header) error {
 
 // DecompressOptions configure Decompress. Zero fields take the defaults.
 type DecompressOptions struct {
-	To             rdbio.Target
+	To             tstream.Target
 	Workers        int // block decoding goroutines
 	Cap            int // at least the Cap the file was compressed with
 	IgnoreChecksum bool
@@ -51,7 +52,7 @@ type DecompressStats struct {
 }
 
 // Decompress reads a format-2 file from src and writes the RDB it holds to
-// dst, its strings stored as opt.To says (rdbio.TargetOriginal: the
+// dst, its strings stored as opt.To says (tstream.TargetOriginal: the
 // compressed file byte for byte). An error about the container names its
 // file offset (*block.Error); one about T names its offset in T
 // (*rdbio.Error).
@@ -73,7 +74,7 @@ func Decompress(ctx context.Context, dst io.Writer, src io.Reader, opt Decompres
 		}
 	}
 	tr := &counter{r: br}
-	n, err := rdbio.DecodeT(dst, tr, opt.To, rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum, Workers: opt.Workers}, nil)
+	n, err := tstream.DecodeT(dst, tr, opt.To, tstream.Options{Options: rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, Workers: opt.Workers}, nil)
 	st.BytesOut, st.TBytes, st.BytesIn = n, tr.n, cr.n
 	var be *block.Error
 	if errors.As(err, &be) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/rdbz/rdbz/listcodec/tstream"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -34,7 +35,7 @@ func FuzzDecompress(f *testing.F) {
 		if len(in) > 16<<10 {
 			return // see the seeds
 		}
-		opt := DecompressOptions{To: rdbio.Target(to % 3), Workers: 1, Cap: 1 << 20}
+		opt := DecompressOptions{To: tstream.Target(to % 3), Workers: 1, Cap: 1 << 20}
 		st, err := Decompress(context.Background(), io.Discard, bytes.NewReader(in), opt)
 		if err == nil && st.BytesOut < 10 {
 			t.Fatalf("an RDB of %d bytes", st.BytesOut)
@@ -79,7 +80,7 @@ func FuzzCompress(f *testing.F) {
 			return
 		}
 		var out bytes.Buffer
-		dopt := DecompressOptions{To: rdbio.TargetOriginal, Workers: 1, Cap: 1 << 20}
+		dopt := DecompressOptions{To: tstream.TargetOriginal, Workers: 1, Cap: 1 << 20}
 		if _, err := Decompress(context.Background(), &out, bytes.NewReader(z.Bytes()), dopt); err != nil {
 			t.Fatalf("decompress of what compress wrote: %v", err)
 		}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/listcodec/tstream"
 )
 
 // TestMutations: small.rdb in format 2 with bytes changed, inserted,
@@ -44,7 +44,7 @@ func TestMutations(t *testing.T) {
 		}
 		done := make(chan struct{})
 		go func() {
-			Decompress(context.Background(), io.Discard, bytes.NewReader(in), DecompressOptions{To: rdbio.Target(i % 3), Workers: 1, Cap: 1 << 20})
+			Decompress(context.Background(), io.Discard, bytes.NewReader(in), DecompressOptions{To: tstream.Target(i % 3), Workers: 1, Cap: 1 << 20})
 			close(done)
 		}()
 		select {

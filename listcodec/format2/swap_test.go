@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/listcodec/block"
-	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/listcodec/tstream"
 )
 
 // TestSwappedBlocksFail: two blocks of equal length swapped, or one copied
@@ -37,7 +37,7 @@ func TestSwappedBlocksFail(t *testing.T) {
 			copied := bytes.Clone(file)
 			copy(frame(copied, j), frame(file, i))
 			for name, in := range map[string][]byte{"swapped": swapped, "copied": copied} {
-				for _, to := range []rdbio.Target{rdbio.TargetOriginal, rdbio.TargetRaw, rdbio.TargetLZF} {
+				for _, to := range []tstream.Target{tstream.TargetOriginal, tstream.TargetRaw, tstream.TargetLZF} {
 					_, err := Decompress(context.Background(), io.Discard, bytes.NewReader(in), DecompressOptions{To: to})
 					if err == nil {
 						t.Errorf("blocks %d and %d %s: decompress to %v accepted it", i, j, name, to)

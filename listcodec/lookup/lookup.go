@@ -10,7 +10,7 @@
 // is given the file's magic (from block 0, whose records before the first
 // key also tell a Dragonfly file), a SELECTDB of the db asked for, then the
 // block's T from its first record, turned back into the source's records
-// byte for byte by rdbio.DecodeTRecords (so a RESTORE payload is the one
+// byte for byte by tstream.DecodeTRecords (so a RESTORE payload is the one
 // the source file gives). A SELECTDB inside the block says which db the
 // records after it belong to; the records before it are taken to be in the
 // db asked for when each of their keys passes the filter of its block with
@@ -27,6 +27,7 @@ import (
 
 	"github.com/rdbz/rdbz/listcodec/block"
 	"github.com/rdbz/rdbz/listcodec/format2"
+	"github.com/rdbz/rdbz/listcodec/tstream"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -126,7 +127,7 @@ func (f *File) prepare() error {
 	}
 	f.hdr = r.Header()
 	src := &tSource{f: f, i: 0, end: 1}
-	err = rdbio.DecodeTRecords(io.Discard, src, rdbio.TargetOriginal, rdbio.Options{Cap: f.opt.Cap}, func(r *rdbio.Reader, rec *rdbio.Record) bool {
+	err = tstream.DecodeTRecords(io.Discard, src, tstream.TargetOriginal, rdbio.Options{Cap: f.opt.Cap}, func(r *rdbio.Reader, rec *rdbio.Record) bool {
 		f.dfly = r.Dragonfly()
 		return rec.Kind == rdbio.KindKey
 	}, nil)
@@ -185,7 +186,7 @@ func (f *File) Find(db uint64, key []byte, fn func(*rdbio.Reader, *rdbio.Record)
 		return false, err
 	}
 	blocks := f.bf.Blocks()
-	cands, err := f.bf.Lookup(rdbio.TKey(nil, db, key))
+	cands, err := f.bf.Lookup(tstream.TKey(nil, db, key))
 	if err != nil {
 		return false, err
 	}
@@ -321,7 +322,7 @@ func (f *File) records(from int, end int64, db uint64, want func([]byte) bool, f
 		defer close(done)
 		// The T side reads every record: f.opt's choices apply to the Reader
 		// of the RDB.
-		err := rdbio.DecodeTRecords(pw, src, rdbio.TargetOriginal, rdbio.Options{Cap: f.opt.Cap}, func(_ *rdbio.Reader, rec *rdbio.Record) bool {
+		err := tstream.DecodeTRecords(pw, src, tstream.TargetOriginal, rdbio.Options{Cap: f.opt.Cap}, func(_ *rdbio.Reader, rec *rdbio.Record) bool {
 			return rec.Offset >= limit
 		}, want)
 		if err == nil {
@@ -426,7 +427,7 @@ func (v *blockDB) record(_ *rdbio.Reader, rec *rdbio.Record) (bool, error) {
 		if v.bits >= evidenceBits || v.wrong {
 			break // enough: each check decodes the filter (0.2 ms for 1 MiB blocks)
 		}
-		v.tkey = rdbio.TKey(v.tkey, v.want, rec.Key)
+		v.tkey = tstream.TKey(v.tkey, v.want, rec.Key)
 		ok, err := v.bf.MayHold(v.bi, block.KeyHash(v.tkey))
 		if err != nil {
 			return true, err
@@ -497,7 +498,7 @@ func (m *matcher) record(rec *rdbio.Record) outcome {
 	if m.bits >= evidenceBits || m.wrong {
 		return notFound // enough evidence already: no more filter decodes
 	}
-	m.tkey = rdbio.TKey(m.tkey, m.assumed, rec.Key)
+	m.tkey = tstream.TKey(m.tkey, m.assumed, rec.Key)
 	ok, err := m.bf.MayHold(m.bi, block.KeyHash(m.tkey))
 	if err != nil {
 		m.err = err

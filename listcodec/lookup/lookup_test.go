@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/tstream"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
@@ -156,7 +157,7 @@ func TestFindEveryKey(t *testing.T) {
 						continue
 					}
 					lf.trace = lf.trace[:0]
-					cands, err := lf.bf.Lookup(rdbio.TKey(nil, k.db, []byte(k.key)))
+					cands, err := lf.bf.Lookup(tstream.TKey(nil, k.db, []byte(k.key)))
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -1,4 +1,4 @@
-package rdbio
+package tstream
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/crc64"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
@@ -44,7 +45,7 @@ func TestKeepTPipe(t *testing.T) {
 	var enc lzf.Encoder
 	rnd := rand.New(rand.NewPCG(3, 4))
 	file := []byte("REDIS0011")
-	file = append(file, OpSelectDB, 0, OpResizeDB, 0x40|0x0B, 0xB8, 0)
+	file = append(file, rdbio.OpSelectDB, 0, rdbio.OpResizeDB, 0x40|0x0B, 0xB8, 0)
 	type want struct {
 		name   string
 		expire bool
@@ -55,22 +56,22 @@ func TestKeepTPipe(t *testing.T) {
 	for i := range 3000 {
 		name := fmt.Sprintf("k:%d", i)
 		if i%250 == 7 {
-			name += strings.Repeat("x", bufSize+100) // held past the input window
+			name += strings.Repeat("x", readWindow+100) // held past the input window
 		}
 		expire := i%5 == 0
 		if expire {
-			file = binary.LittleEndian.AppendUint64(append(file, OpExpireMs), uint64(1_700_000_000_000+i))
+			file = binary.LittleEndian.AppendUint64(append(file, rdbio.OpExpireMs), uint64(1_700_000_000_000+i))
 		}
 		at := int64(len(file))
-		file = append(file, TypeString)
-		file = append(AppendLen(file, uint64(len(name))), name...)
+		file = append(file, rdbio.TypeString)
+		file = append(rdbio.AppendLen(file, uint64(len(name))), name...)
 		v := rdbiotest.JSONish(rnd, 40+rnd.IntN(4000))
 		comp, ok := enc.RedisSave(nil, v)
 		if !ok {
 			v = bytes.Repeat(v[:10], 10)
 			comp = mustSave(t, &enc, v)
 		}
-		file = AppendStringHead(file, EncLZF, 0, uint64(len(comp)), uint64(len(v)))
+		file = rdbio.AppendStringHead(file, rdbio.EncLZF, 0, uint64(len(comp)), uint64(len(v)))
 		file = append(file, comp...)
 		if i%3 == 1 || i%250 == 57 {
 			rejected[name] = true
@@ -78,12 +79,12 @@ func TestKeepTPipe(t *testing.T) {
 		}
 		kept = append(kept, want{name: name, expire: expire, at: at})
 	}
-	file = append(file, OpEOF)
+	file = append(file, rdbio.OpEOF)
 	file = binary.LittleEndian.AppendUint64(file, crc64.Checksum(file))
-	keep := func(rec *Record) bool { return !rejected[string(rec.Key)] }
+	keep := func(rec *rdbio.Record) bool { return !rejected[string(rec.Key)] }
 
 	var copied bytes.Buffer
-	if _, _, err := CopyFiltered(&copied, bytes.NewReader(file), Options{}, keep); err != nil {
+	if _, _, err := rdbio.CopyFiltered(&copied, bytes.NewReader(file), rdbio.Options{}, keep); err != nil {
 		t.Fatal(err)
 	}
 	var s recSink
@@ -106,11 +107,11 @@ func TestKeepTPipe(t *testing.T) {
 		}
 		w := kept[i]
 		i++
-		head := append(AppendLen([]byte{TypeString}, uint64(len(w.name))), w.name...)
+		head := append(rdbio.AppendLen([]byte{rdbio.TypeString}, uint64(len(w.name))), w.name...)
 		if !bytes.Equal(r.key, TKey(nil, 0, []byte(w.name))) || !bytes.HasPrefix(r.b, head) || r.input != w.at {
 			t.Fatalf("record %d: key %.20q at %d, bytes %.20q: want %.20q at %d", n, r.key, r.input, r.b, w.name, w.at)
 		}
-		if w.expire && (n == 0 || s.recs[n-1].key != nil || len(s.recs[n-1].b) != 9 || s.recs[n-1].b[0] != OpExpireMs) {
+		if w.expire && (n == 0 || s.recs[n-1].key != nil || len(s.recs[n-1].b) != 9 || s.recs[n-1].b[0] != rdbio.OpExpireMs) {
 			t.Fatalf("record %d: key %.20q without its expiry record before it", n, w.name)
 		}
 	}

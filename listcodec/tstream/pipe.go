@@ -1,10 +1,11 @@
-package rdbio
+package tstream
 
 import (
 	"fmt"
 	"runtime"
 	"sync"
 
+	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
@@ -21,7 +22,7 @@ import (
 // Writer (and the CRC of the output) on the pipe's output goroutine.
 //
 // Memory: the batches in flight weigh at most pipeBudget together (less
-// with fewer workers than GOMAXPROCS: rdbio.Options.Workers; a
+// with fewer workers than GOMAXPROCS: Options.Workers; a
 // batch heavier than that goes alone), and a string that decodes to more
 // than pipeMaxString is done by the reading goroutine as before, once the
 // batches ahead of it have gone through (the pipe is then "direct" until
@@ -51,7 +52,7 @@ type tOp struct {
 	ka, kb  int   // opLZF: its record's key in buf (ka < 0: none)
 	ra, rb  int   // opLZF: what replaces it, in res (set by a worker)
 	oa, ob  int   // opLZF with mode.shadow: its original form in res (oa < 0: buf[a:b])
-	enc     Enc
+	enc     rdbio.Enc
 }
 
 type tBatch struct {
@@ -187,7 +188,7 @@ func (p *tpipe) writeAlt(kind opKind, q []byte) error {
 
 // take takes a string of a value (its encoding, prefix and payload, its
 // decoded length, its offset) for a worker to rewrite.
-func (p *tpipe) take(enc Enc, hold, comp []byte, ulen int, at int64) (bool, error) {
+func (p *tpipe) take(enc rdbio.Enc, hold, comp []byte, ulen int, at int64) (bool, error) {
 	p.direct = false
 	b := p.cur
 	op := tOp{kind: opLZF, a: len(b.buf), input: at, ulen: ulen, ka: -1, enc: enc}
@@ -296,7 +297,7 @@ func (p *tpipe) run(b *tBatch, s *strWork) {
 		}
 		head, body, _, err := s.rewrite(p.mode, op.enc, b.buf[op.a:op.m], b.buf[op.m:op.b], op.ulen, &b.st)
 		if err != nil {
-			e := &Error{Offset: op.input, Version: p.version, What: "value", Err: err}
+			e := &rdbio.Error{Offset: op.input, Version: p.version, What: "value", Err: err}
 			if op.ka >= 0 {
 				e.Key = tkeyName(b.buf[op.ka:op.kb])
 			}
@@ -309,7 +310,7 @@ func (p *tpipe) run(b *tBatch, s *strWork) {
 		b.st.TBytes += int64(op.rb - op.ra)
 		if p.mode.shadow {
 			if err := p.original(b, op, s); err != nil {
-				b.err = &Error{Offset: op.input, Version: p.version, What: "value", Err: err}
+				b.err = &rdbio.Error{Offset: op.input, Version: p.version, What: "value", Err: err}
 				return
 			}
 		}
@@ -321,10 +322,10 @@ func (p *tpipe) run(b *tBatch, s *strWork) {
 func (p *tpipe) original(b *tBatch, op *tOp, s *strWork) error {
 	out := b.res[op.ra:op.rb]
 	switch {
-	case op.enc != EncT:
+	case op.enc != rdbio.EncT:
 		op.oa = -1 // T's bytes are the original's
 		return nil
-	case len(out) > 0 && out[0] == 0xC0|encLZF:
+	case len(out) > 0 && out[0] == lzfByte:
 		op.oa, op.ob = op.ra, op.rb // encoded as the original already
 		return nil
 	}
@@ -455,11 +456,11 @@ func keep(b []byte, n int) []byte {
 // hold, payload p as stored, ulen decoded bytes) — head, then body —
 // and its decoded bytes. Each may be hold, p or one of s's buffers. st
 // (which may be nil) counts what toT did.
-func (s *strWork) rewrite(m mode, enc Enc, hold, p []byte, ulen int, st *TStats) (head, body, dec []byte, err error) {
+func (s *strWork) rewrite(m mode, enc rdbio.Enc, hold, p []byte, ulen int, st *TStats) (head, body, dec []byte, err error) {
 	dec = p
-	if enc == EncLZF {
+	if enc == rdbio.EncLZF {
 		if s.dec, err = lzf.Decode(keep(s.dec, ulen), p, ulen); err != nil {
-			return nil, nil, nil, fmt.Errorf("%w: LZF string does not decode to %d bytes", ErrCorrupt, ulen)
+			return nil, nil, nil, fmt.Errorf("%w: LZF string does not decode to %d bytes", rdbio.ErrCorrupt, ulen)
 		}
 		dec = s.dec
 	}
@@ -473,24 +474,24 @@ func (s *strWork) rewrite(m mode, enc Enc, hold, p []byte, ulen int, st *TStats)
 		st.Decoded++
 		st.LZFBytes += int64(len(hold) + len(p))
 		st.DecBytes += int64(len(dec))
-		return AppendLen(append(h, 0xC0|EncodingT, 0), uint64(len(dec))), dec, dec, nil
+		return rdbio.AppendLen(append(h, tByte, 0), uint64(len(dec))), dec, dec, nil
 	case m.toT:
 		st.Unfaithful++
 		return hold, p, dec, nil
 	case m.target == TargetRaw:
-		return AppendLen(h, uint64(len(dec))), dec, dec, nil
+		return rdbio.AppendLen(h, uint64(len(dec))), dec, dec, nil
 	case m.target == TargetOriginal:
 		var ok bool
 		if s.lzf, ok = s.enc.Encode(s.lzf, dec, len(dec)+len(dec)/32+8); !ok {
-			return nil, nil, nil, fmt.Errorf("%w: 0xC5 string does not LZF-encode", ErrCorrupt)
+			return nil, nil, nil, fmt.Errorf("%w: 0xC5 string does not LZF-encode", rdbio.ErrCorrupt)
 		}
 	default:
 		var ok bool
 		if s.lzf, ok = s.enc.RedisSave(s.lzf, dec); !ok {
-			return AppendLen(h, uint64(len(dec))), dec, dec, nil
+			return rdbio.AppendLen(h, uint64(len(dec))), dec, dec, nil
 		}
 	}
-	return AppendStringHead(h, EncLZF, 0, uint64(len(s.lzf)), uint64(len(dec))), s.lzf, dec, nil
+	return rdbio.AppendStringHead(h, rdbio.EncLZF, 0, uint64(len(s.lzf)), uint64(len(dec))), s.lzf, dec, nil
 }
 
 // original returns the form a string rewritten by a decoding mode has in
@@ -499,21 +500,21 @@ func (s *strWork) rewrite(m mode, enc Enc, hold, p []byte, ulen int, st *TStats)
 // LZF-encoded — out (head, body) itself when the rewrite made that
 // already (TargetLZF), else encoded here. dec is the decoded string (nil
 // or empty: p, for a 0xC5 string).
-func (s *strWork) original(enc Enc, hold, p, dec, head, body []byte) ([]byte, []byte, error) {
-	if enc != EncT {
+func (s *strWork) original(enc rdbio.Enc, hold, p, dec, head, body []byte) ([]byte, []byte, error) {
+	if enc != rdbio.EncT {
 		return hold, p, nil
 	}
 	if len(dec) == 0 {
 		dec = p
 	}
-	if len(head) > 0 && head[0] == 0xC0|encLZF {
+	if len(head) > 0 && head[0] == lzfByte {
 		return head, body, nil
 	}
 	var ok bool
 	if s.orig, ok = s.enc.Encode(keep(s.orig, len(dec)), dec, len(dec)+len(dec)/32+8); !ok {
-		return nil, nil, fmt.Errorf("%w: 0xC5 string does not LZF-encode", ErrCorrupt)
+		return nil, nil, fmt.Errorf("%w: 0xC5 string does not LZF-encode", rdbio.ErrCorrupt)
 	}
-	s.origHead = AppendStringHead(s.origHead[:0], EncLZF, 0, uint64(len(s.orig)), uint64(len(dec)))
+	s.origHead = rdbio.AppendStringHead(s.origHead[:0], rdbio.EncLZF, 0, uint64(len(s.orig)), uint64(len(dec)))
 	return s.origHead, s.orig, nil
 }
 
@@ -522,7 +523,7 @@ func (s *strWork) original(enc Enc, hold, p, dec, head, body []byte) ([]byte, []
 // may use.
 func faithful(enc *lzf.Encoder, scratch *[]byte, hold, comp, dec []byte) bool {
 	var buf [24]byte
-	head := AppendStringHead(buf[:0], EncLZF, 0, uint64(len(comp)), uint64(len(dec)))
+	head := rdbio.AppendStringHead(buf[:0], rdbio.EncLZF, 0, uint64(len(comp)), uint64(len(dec)))
 	if string(head) != string(hold) {
 		return false
 	}
@@ -535,7 +536,7 @@ func faithful(enc *lzf.Encoder, scratch *[]byte, hold, comp, dec []byte) bool {
 // tpipe, and the tsink in front of one.
 type stringTaker interface {
 	// take reports false when the caller must do the string itself.
-	take(enc Enc, hold, p []byte, ulen int, at int64) (bool, error)
+	take(enc rdbio.Enc, hold, p []byte, ulen int, at int64) (bool, error)
 	// drain waits until what was taken has gone on.
 	drain() error
 }

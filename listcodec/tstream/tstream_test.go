@@ -1,4 +1,4 @@
-package rdbio
+package tstream
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
@@ -43,7 +44,7 @@ func TestTRoundTrip(t *testing.T) {
 		var tb tbuf
 		st, err := EncodeT(&tb, bytes.NewReader(src), Options{}, nil)
 		if err != nil {
-			if errors.Is(err, ErrCorrupt) || errors.Is(err, ErrChecksum) {
+			if errors.Is(err, rdbio.ErrCorrupt) || errors.Is(err, rdbio.ErrChecksum) {
 				continue // files the reader refuses are refused alike
 			}
 			t.Errorf("%s: EncodeT: %v", f.Name, err)
@@ -64,7 +65,7 @@ func TestTRoundTrip(t *testing.T) {
 				}
 				continue
 			}
-			if _, err := Copy(new(bytes.Buffer), bytes.NewReader(out.Bytes()), Options{}); err != nil && !errors.Is(err, ErrUnsupported) {
+			if _, err := rdbio.Copy(new(bytes.Buffer), bytes.NewReader(out.Bytes()), rdbio.Options{}); err != nil && !errors.Is(err, rdbio.ErrUnsupported) {
 				t.Errorf("%s: %v output does not read back: %v", f.Name, target, err)
 			}
 		}
@@ -96,7 +97,7 @@ func (c *tcheck) Begin(key []byte, input int64) error {
 func (c *tcheck) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
 
 // TestTRecords: EncodeT's records are never empty and their offsets grow,
-// files rdbio stops in (ErrUnsupported) included.
+// files rdbio stops in (rdbio.ErrUnsupported) included.
 func TestTRecords(t *testing.T) {
 	for _, f := range rdbiotest.Files(t) {
 		if f.Folder == "generated" {
@@ -107,7 +108,7 @@ func TestTRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := &tcheck{t: t, name: f.Name}
-		if _, err := EncodeT(c, bytes.NewReader(src), Options{IgnoreChecksum: true}, nil); err != nil && !errors.Is(err, ErrCorrupt) {
+		if _, err := EncodeT(c, bytes.NewReader(src), Options{Options: rdbio.Options{IgnoreChecksum: true}}, nil); err != nil && !errors.Is(err, rdbio.ErrCorrupt) {
 			t.Errorf("%s: %v", f.Name, err)
 		}
 	}
@@ -119,7 +120,7 @@ func TestTRecords(t *testing.T) {
 func TestTHostile(t *testing.T) {
 	rdb := func(body ...byte) []byte {
 		b := append([]byte("REDIS0009"), body...)
-		return append(b, OpEOF, 0, 0, 0, 0, 0, 0, 0, 0) // trailer 0: not checked
+		return append(b, rdbio.OpEOF, 0, 0, 0, 0, 0, 0, 0, 0) // trailer 0: not checked
 	}
 	key := []byte{0, 1, 'k'} // type string, key "k"
 	cases := []struct {
@@ -127,27 +128,27 @@ func TestTHostile(t *testing.T) {
 		in   []byte
 		want error
 	}{
-		{"length runs past the end", rdb(append(key, 0xC5, 0, 0x40|0x3F, 0xFF, 'x')...), ErrCorrupt},
-		{"over the cap", rdb(append(key, 0xC5, 0, 0x80, 0x10, 0, 0, 0)...), ErrTooLarge},
-		{"flags", rdb(append(key, 0xC5, 1, 1, 'x')...), ErrCorrupt},
-		{"zero length", rdb(append(key, 0xC5, 0, 0)...), ErrCorrupt},
-		{"as a length", rdb(OpSelectDB, 0xC5, 0, 1, 'x'), ErrCorrupt},
-		{"as a collection count", rdb(2, 1, 'k', 0xC5, 0, 1, 'x'), ErrCorrupt},
+		{"length runs past the end", rdb(append(key, 0xC5, 0, 0x40|0x3F, 0xFF, 'x')...), rdbio.ErrCorrupt},
+		{"over the cap", rdb(append(key, 0xC5, 0, 0x80, 0x10, 0, 0, 0)...), rdbio.ErrTooLarge},
+		{"flags", rdb(append(key, 0xC5, 1, 1, 'x')...), rdbio.ErrCorrupt},
+		{"zero length", rdb(append(key, 0xC5, 0, 0)...), rdbio.ErrCorrupt},
+		{"as a length", rdb(rdbio.OpSelectDB, 0xC5, 0, 1, 'x'), rdbio.ErrCorrupt},
+		{"as a collection count", rdb(2, 1, 'k', 0xC5, 0, 1, 'x'), rdbio.ErrCorrupt},
 	}
 	for _, c := range cases {
 		for _, target := range []Target{TargetOriginal, TargetRaw, TargetLZF} {
-			_, err := DecodeT(io.Discard, bytes.NewReader(c.in), target, Options{Cap: 1 << 20}, nil)
-			var re *Error
+			_, err := DecodeT(io.Discard, bytes.NewReader(c.in), target, Options{Options: rdbio.Options{Cap: 1 << 20}}, nil)
+			var re *rdbio.Error
 			if !errors.Is(err, c.want) || !errors.As(err, &re) || re.Offset <= 9 {
 				t.Errorf("%s, %v: %v, want %v with an offset", c.name, target, err, c.want)
 			}
 		}
 	}
 	plain := rdb(append(key, 0xC5, 0, 1, 'x')...)
-	if _, err := Copy(io.Discard, bytes.NewReader(plain), Options{}); !errors.Is(err, ErrCorrupt) {
+	if _, err := rdbio.Copy(io.Discard, bytes.NewReader(plain), rdbio.Options{}); !errors.Is(err, rdbio.ErrCorrupt) {
 		t.Errorf("0xC5 in an RDB: %v", err)
 	}
-	if _, err := EncodeT(&tbuf{}, bytes.NewReader(plain), Options{}, nil); !errors.Is(err, ErrCorrupt) {
+	if _, err := EncodeT(&tbuf{}, bytes.NewReader(plain), Options{}, nil); !errors.Is(err, rdbio.ErrCorrupt) {
 		t.Errorf("0xC5 in EncodeT's input: %v", err)
 	}
 	// The good one decodes to each target.
@@ -157,7 +158,7 @@ func TestTHostile(t *testing.T) {
 		if _, err := DecodeT(&out, bytes.NewReader(good), target, Options{}, nil); err != nil {
 			t.Errorf("good, %v: %v", target, err)
 		}
-		if _, err := Copy(io.Discard, bytes.NewReader(out.Bytes()), Options{}); err != nil {
+		if _, err := rdbio.Copy(io.Discard, bytes.NewReader(out.Bytes()), rdbio.Options{}); err != nil {
 			t.Errorf("good, %v: output: %v", target, err)
 		}
 	}
@@ -173,10 +174,10 @@ func TestTPipe(t *testing.T) {
 	file := []byte("REDIS0009")
 	str := func(key string, v []byte, comp []byte) int64 {
 		file = append(file, 0)
-		file = AppendLen(file, uint64(len(key)))
+		file = rdbio.AppendLen(file, uint64(len(key)))
 		file = append(file, key...)
 		at := int64(len(file))
-		file = AppendStringHead(file, EncLZF, 0, uint64(len(comp)), uint64(len(v)))
+		file = rdbio.AppendStringHead(file, rdbio.EncLZF, 0, uint64(len(comp)), uint64(len(v)))
 		file = append(file, comp...)
 		return at
 	}
@@ -198,7 +199,7 @@ func TestTPipe(t *testing.T) {
 		str(fmt.Sprintf("k:%d", i), v, mustSave(t, &enc, v))
 		faithful++
 	}
-	good := append(bytes.Clone(file), OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+	good := append(bytes.Clone(file), rdbio.OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
 	var tb tbuf
 	st, err := EncodeT(&tb, bytes.NewReader(good), Options{}, nil)
 	if err != nil {
@@ -214,11 +215,11 @@ func TestTPipe(t *testing.T) {
 	lit := []byte("0123456789")
 	at := str("bad", make([]byte, 12), append([]byte{9}, lit...)) // decodes to 10 of 12
 	str("after", []byte(strings.Repeat("xy", 40)), mustSave(t, &enc, []byte(strings.Repeat("xy", 40))))
-	file = append(file, OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+	file = append(file, rdbio.OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
 	_, err = EncodeT(&tbuf{}, bytes.NewReader(file), Options{}, nil)
-	var re *Error
-	if !errors.Is(err, ErrCorrupt) || !errors.As(err, &re) || string(re.Key) != "bad" || re.Offset != at {
-		t.Errorf("corrupt LZF: %v, want ErrCorrupt for key bad at offset %d", err, at)
+	var re *rdbio.Error
+	if !errors.Is(err, rdbio.ErrCorrupt) || !errors.As(err, &re) || string(re.Key) != "bad" || re.Offset != at {
+		t.Errorf("corrupt LZF: %v, want rdbio.ErrCorrupt for key bad at offset %d", err, at)
 	}
 }
 
@@ -237,9 +238,9 @@ func TestTOverCapToRaw(t *testing.T) {
 	v := bytes.Repeat([]byte("over the cap, "), 400)
 	file := append([]byte("REDIS0009"), 0, 1, 'k')
 	comp := mustSave(t, &enc, v)
-	file = AppendStringHead(file, EncLZF, 0, uint64(len(comp)), uint64(len(v)))
-	file = append(append(file, comp...), OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
-	opt := Options{Cap: 1 << 10}
+	file = rdbio.AppendStringHead(file, rdbio.EncLZF, 0, uint64(len(comp)), uint64(len(v)))
+	file = append(append(file, comp...), rdbio.OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+	opt := Options{Options: rdbio.Options{Cap: 1 << 10}}
 	var tb tbuf
 	st, err := EncodeT(&tb, bytes.NewReader(file), opt, nil)
 	if err != nil || st.OverCap != 1 || st.Decoded != 0 {
@@ -250,7 +251,7 @@ func TestTOverCapToRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := append([]byte("REDIS0009"), 0, 1, 'k')
-	want = append(AppendLen(want, uint64(len(v))), v...)
+	want = append(rdbio.AppendLen(want, uint64(len(v))), v...)
 	if got := out.Bytes(); len(got) != len(want)+9 || !bytes.Equal(got[:len(want)], want) {
 		t.Fatalf("raw output %d bytes, want the string raw (%d bytes before the trailer)", len(got), len(want))
 	}
@@ -262,7 +263,7 @@ func TestTOverCapToRaw(t *testing.T) {
 // — is a checksum error for every target, not only TargetOriginal (whose
 // output is the file the trailer sums; the others sum it on the side).
 func TestTAlteredEveryTarget(t *testing.T) {
-	src, err := os.ReadFile("../testdata/small.rdb")
+	src, err := os.ReadFile("../../testdata/small.rdb")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +272,7 @@ func TestTAlteredEveryTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	clean := tb.Bytes()
-	i := bytes.Index(clean, []byte{0xC0 | EncodingT, 0})
+	i := bytes.Index(clean, []byte{0xC0 | rdbio.EncodingT, 0})
 	if i < 0 {
 		t.Fatal("no 0xC5 string in small.rdb's T")
 	}
@@ -285,10 +286,10 @@ func TestTAlteredEveryTarget(t *testing.T) {
 	for name, tt := range map[string][]byte{"flipped": flipped, "swapped": swapped} {
 		for _, target := range []Target{TargetOriginal, TargetRaw, TargetLZF} {
 			_, err := DecodeT(io.Discard, bytes.NewReader(tt), target, Options{}, nil)
-			if !errors.Is(err, ErrChecksum) {
+			if !errors.Is(err, rdbio.ErrChecksum) {
 				t.Errorf("%s T, %v: %v; want a checksum error", name, target, err)
 			}
-			if _, err := DecodeT(io.Discard, bytes.NewReader(tt), target, Options{IgnoreChecksum: true}, nil); err != nil {
+			if _, err := DecodeT(io.Discard, bytes.NewReader(tt), target, Options{Options: rdbio.Options{IgnoreChecksum: true}}, nil); err != nil {
 				t.Errorf("%s T, %v, checksum ignored: %v", name, target, err)
 			}
 		}
@@ -303,11 +304,11 @@ func TestTAlteredEveryTarget(t *testing.T) {
 // twoKeys is an RDB of two string keys of equal lengths.
 func twoKeys(t *testing.T) []byte {
 	var b bytes.Buffer
-	w, err := NewWriter(&b, Header{Magic: "REDIS0009", Version: 9})
+	w, err := rdbio.NewWriter(&b, rdbio.Header{Magic: "REDIS0009", Version: 9})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write([]byte{OpSelectDB, 0})
+	w.Write([]byte{rdbio.OpSelectDB, 0})
 	for _, kv := range []string{"k1", "v1", "k2", "v2"} {
 		if kv[0] == 'k' {
 			w.Write([]byte{0})
