@@ -33,22 +33,22 @@ func (r *Reader) blobBody(kind blob.Kind, h strHead) (int64, bool, error) {
 		if err != nil {
 			return 0, false, err
 		}
-		r.dec = append(r.dec[:0], p...)
-		n, ok := blob.Count(kind, r.dec, k == h.size)
+		r.bufs.dec = append(r.bufs.dec[:0], p...)
+		n, ok := blob.Count(kind, r.bufs.dec, k == h.size)
 		if ok || k == h.size || h.size > uint64(r.opt.Cap) {
 			return n, ok, r.in.skip(h.size - k)
 		}
-		if r.dec, err = r.in.appendN(r.dec, h.size-k); err != nil {
+		if r.bufs.dec, err = r.in.appendN(r.bufs.dec, h.size-k); err != nil {
 			return 0, false, err
 		}
-		n, ok = blob.Count(kind, r.dec, true)
+		n, ok = blob.Count(kind, r.bufs.dec, true)
 		return n, ok, nil
 	case EncLZF:
 		if h.size > uint64(r.opt.Cap) || h.ulen > uint64(r.opt.Cap) {
 			return 0, false, r.in.skip(h.size)
 		}
-		comp, err := r.in.appendN(r.scratch[:0], h.size)
-		r.scratch = comp
+		comp, err := r.in.appendN(r.bufs.scratch[:0], h.size)
+		r.bufs.scratch = comp
 		if err != nil {
 			return 0, false, err
 		}
@@ -66,13 +66,13 @@ func (r *Reader) blobBody(kind blob.Kind, h strHead) (int64, bool, error) {
 // the header does not tell. The error says the prefix does not decode.
 func (r *Reader) lzfBlobCount(kind blob.Kind, comp []byte, ulen int) (int64, bool, error) {
 	var err error
-	if r.dec, err = lzf.DecodePrefix(r.dec, comp, blob.HeadSize, ulen); err != nil {
+	if r.bufs.dec, err = lzf.DecodePrefix(r.bufs.dec, comp, blob.HeadSize, ulen); err != nil {
 		return 0, false, err
 	}
-	n, ok := blob.Count(kind, r.dec, len(r.dec) == ulen)
-	if !ok && len(r.dec) < ulen {
-		if r.dec, err = lzf.DecodePrefix(r.dec, comp, ulen, ulen); err == nil {
-			n, ok = blob.Count(kind, r.dec, len(r.dec) == ulen)
+	n, ok := blob.Count(kind, r.bufs.dec, len(r.bufs.dec) == ulen)
+	if !ok && len(r.bufs.dec) < ulen {
+		if r.bufs.dec, err = lzf.DecodePrefix(r.bufs.dec, comp, ulen, ulen); err == nil {
+			n, ok = blob.Count(kind, r.bufs.dec, len(r.bufs.dec) == ulen)
 		}
 	}
 	return n, ok, nil
@@ -81,7 +81,7 @@ func (r *Reader) lzfBlobCount(kind blob.Kind, comp []byte, ulen int) (int64, boo
 // nodeElements counts the elements of the last node nextNode returned
 // (Nodes.Elements).
 func (r *Reader) nodeElements() (int64, bool, error) {
-	n := &r.node
+	n := &r.bufs.node
 	if n.Container == 1 || n.Enc == EncInt {
 		return 1, true, nil
 	}
@@ -92,11 +92,11 @@ func (r *Reader) nodeElements() (int64, bool, error) {
 			c, ok := blob.Count(kind, n.Data, true)
 			return c, ok, nil
 		}
-		r.head.reset(blob.HeadSize)
-		if err := r.copyNodeData(&r.head); err != nil {
+		r.bufs.head.reset(blob.HeadSize)
+		if err := r.copyNodeData(&r.bufs.head); err != nil {
 			return 0, false, err
 		}
-		c, ok := blob.Count(kind, r.head.buf, false)
+		c, ok := blob.Count(kind, r.bufs.head.buf, false)
 		return c, ok, nil
 	case EncLZF:
 		if n.Data == nil {
@@ -104,10 +104,10 @@ func (r *Reader) nodeElements() (int64, bool, error) {
 		}
 		if n.ULen > uint64(r.opt.Cap) { // the header only: never decoded whole
 			var err error
-			if r.dec, err = lzf.DecodePrefix(r.dec, n.Data, blob.HeadSize, int(min(n.ULen, uint64(r.opt.Cap)))); err != nil {
+			if r.bufs.dec, err = lzf.DecodePrefix(r.bufs.dec, n.Data, blob.HeadSize, int(min(n.ULen, uint64(r.opt.Cap)))); err != nil {
 				return 0, false, nil
 			}
-			c, ok := blob.Count(kind, r.dec, false)
+			c, ok := blob.Count(kind, r.bufs.dec, false)
 			return c, ok, nil
 		}
 		c, ok, err := r.lzfBlobCount(kind, n.Data, int(n.ULen))

@@ -37,8 +37,8 @@ func (v Value) Decode(fn func(*Elem) error) (ValueInfo, error) {
 	if !Decodable(t) {
 		return ValueInfo{}, fmt.Errorf("rdb: Decode on a value of type %v: %w", t, ErrUnsupported)
 	}
-	r.state = noValue
-	r.maxLen = 0
+	r.val.state = noValue
+	r.val.maxLen = 0
 	var info ValueInfo
 	err = r.divert(nil, "value", func() (err error) {
 		if t == TypeString {
@@ -49,7 +49,7 @@ func (v Value) Decode(fn func(*Elem) error) (ValueInfo, error) {
 		info, err = vs.value(t)
 		return err
 	})
-	info.MaxStringLen = r.maxLen
+	info.MaxStringLen = r.val.maxLen
 	return info, err
 }
 
@@ -73,10 +73,10 @@ func (v *visitor) wholeString(h strHead) error {
 	switch {
 	case h.enc == EncInt:
 		var err error
-		if r.strBuf, err = r.in.intDigits(r.strBuf, h); err != nil {
+		if r.bufs.strBuf, err = r.in.intDigits(r.bufs.strBuf, h); err != nil {
 			return err
 		}
-		v.e.Data, v.e.Len, v.e.Int = r.strBuf, uint64(len(r.strBuf)), true
+		v.e.Data, v.e.Len, v.e.Int = r.bufs.strBuf, uint64(len(r.bufs.strBuf)), true
 		return v.emit(ElemString)
 	case h.enc != EncRaw && h.enc != EncLZF:
 		return fmt.Errorf("%w: string stored as %v", ErrCorrupt, h.enc)
@@ -99,10 +99,10 @@ func (v *visitor) pieces(h strHead) error {
 	if h.enc == EncLZF {
 		src = lzf.NewReader(src, int64(h.ulen))
 	}
-	if cap(r.strBuf) < wholePiece {
-		r.strBuf = make([]byte, wholePiece)
+	if cap(r.bufs.strBuf) < wholePiece {
+		r.bufs.strBuf = make([]byte, wholePiece)
 	}
-	buf := r.strBuf[:wholePiece]
+	buf := r.bufs.strBuf[:wholePiece]
 	for pos := uint64(0); pos < h.ulen; {
 		n, err := io.ReadFull(src, buf[:min(uint64(len(buf)), h.ulen-pos)])
 		if err != nil {
@@ -121,7 +121,7 @@ func (v *visitor) pieces(h strHead) error {
 }
 
 // wholeBlob reads the string whose prefix h was read, within the cap, into
-// r.strBuf: raw or LZF-decoded. what names it in errors.
+// r.bufs.strBuf: raw or LZF-decoded. what names it in errors.
 func (r *Reader) wholeBlob(h strHead, what string) ([]byte, error) {
 	limit := uint64(r.opt.Cap)
 	if h.size > limit || h.ulen > limit {
@@ -130,16 +130,16 @@ func (r *Reader) wholeBlob(h strHead, what string) ([]byte, error) {
 	var err error
 	switch h.enc {
 	case EncRaw:
-		r.strBuf, err = r.in.appendN(r.strBuf[:0], h.size)
-		return r.strBuf, err
+		r.bufs.strBuf, err = r.in.appendN(r.bufs.strBuf[:0], h.size)
+		return r.bufs.strBuf, err
 	case EncLZF:
-		if r.scratch, err = r.in.appendN(r.scratch[:0], h.size); err != nil {
+		if r.bufs.scratch, err = r.in.appendN(r.bufs.scratch[:0], h.size); err != nil {
 			return nil, err
 		}
-		if r.strBuf, err = lzf.Decode(r.strBuf[:0], r.scratch, int(h.ulen)); err != nil {
+		if r.bufs.strBuf, err = lzf.Decode(r.bufs.strBuf[:0], r.bufs.scratch, int(h.ulen)); err != nil {
 			return nil, fmt.Errorf("%w: LZF %s does not decode to %d bytes", ErrCorrupt, what, h.ulen)
 		}
-		return r.strBuf, nil
+		return r.bufs.strBuf, nil
 	}
 	return nil, fmt.Errorf("%w: %s stored as %v", ErrCorrupt, what, h.enc)
 }

@@ -77,15 +77,15 @@ func (r *Reader) visitValue(fn func(*Elem) error) (ValueInfo, error) {
 	if !visitable(r.rec.Type) {
 		return r.walkPending(nil, true)
 	}
-	r.state = noValue
-	r.maxLen = 0
+	r.val.state = noValue
+	r.val.maxLen = 0
 	var info ValueInfo
 	err := r.divert(nil, "value", func() (err error) {
 		v := visitor{r: r, fn: fn, check: true}
 		info, err = v.value(r.rec.Type)
 		return err
 	})
-	info.MaxStringLen = r.maxLen
+	info.MaxStringLen = r.val.maxLen
 	return info, err
 }
 
@@ -168,7 +168,7 @@ func (v *visitor) str() error {
 	v.e = Elem{Len: h.ulen}
 	switch {
 	case h.enc == EncInt:
-		if v.e.Data, err = r.in.intDigits(r.scratch, h); err != nil {
+		if v.e.Data, err = r.in.intDigits(r.bufs.scratch, h); err != nil {
 			return err
 		}
 		v.e.Len, v.e.Int = uint64(len(v.e.Data)), true
@@ -250,10 +250,10 @@ func (v *visitor) blob(kind blob.Kind, per int64) (ValueInfo, error) {
 		return ValueInfo{Elements: n / per, Known: ok}, v.emit(ElemBlob)
 	}
 	if h.enc == EncRaw {
-		r.dec, err = r.in.appendN(r.dec[:0], h.size)
-	} else if r.scratch, err = r.in.appendN(r.scratch[:0], h.size); err == nil {
+		r.bufs.dec, err = r.in.appendN(r.bufs.dec[:0], h.size)
+	} else if r.bufs.scratch, err = r.in.appendN(r.bufs.scratch[:0], h.size); err == nil {
 		var derr error
-		if r.dec, derr = lzf.Decode(r.dec, r.scratch, int(h.ulen)); derr != nil {
+		if r.bufs.dec, derr = lzf.Decode(r.bufs.dec, r.bufs.scratch, int(h.ulen)); derr != nil {
 			v.e.Bad = true
 			return ValueInfo{}, v.emit(ElemBlob)
 		}
@@ -261,14 +261,14 @@ func (v *visitor) blob(kind blob.Kind, per int64) (ValueInfo, error) {
 	if err != nil {
 		return ValueInfo{}, err
 	}
-	v.e.Data = r.dec
-	n, ok := blob.Count(kind, r.dec, true)
+	v.e.Data = r.bufs.dec
+	n, ok := blob.Count(kind, r.bufs.dec, true)
 	if err := v.emit(ElemBlob); err != nil {
 		return ValueInfo{}, err
 	}
 	// A malformed blob is reported as far as it goes: its count says
 	// unknown, as Value.Count says it.
-	if err := BlobEntries(kind, r.dec, v.fn); err != nil && !errors.Is(err, ErrCorrupt) {
+	if err := BlobEntries(kind, r.bufs.dec, v.fn); err != nil && !errors.Is(err, ErrCorrupt) {
 		return ValueInfo{}, err
 	}
 	return ValueInfo{Elements: n / per, Known: ok}, nil

@@ -264,7 +264,7 @@ func (r *Reader) notedHeader(skip bool) (strHead, error) {
 // noteLen keeps the largest decoded length of a string in the value being
 // walked (ValueInfo.MaxStringLen).
 func (r *Reader) noteLen(n uint64) {
-	r.maxLen = max(r.maxLen, n)
+	r.val.maxLen = max(r.val.maxLen, n)
 }
 
 // valueStrHeader reads the prefix of a string inside a value that is not a
@@ -304,7 +304,7 @@ func (r *Reader) readString(dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, _, err := r.in.readPayload(h, dst, r.opt.Cap, &r.scratch)
+	s, _, err := r.in.readPayload(h, dst, r.opt.Cap, &r.bufs.scratch)
 	return s, err
 }
 

@@ -14,7 +14,7 @@ func (r *Reader) expiringFields(fn func(field, value []byte, expireMs int64) err
 	if !HasFieldExpiry(t) {
 		return fmt.Errorf("rdb: ExpiringFields on a value of type %v, which has no field expiry", t)
 	}
-	r.state = noValue
+	r.val.state = noValue
 	f := fieldReader{r: r, fn: fn}
 	return r.divert(nil, "value", func() error { return f.value(t) })
 }
@@ -120,11 +120,11 @@ func (f *fieldReader) dragonfly(hash bool) (err error) {
 // listpack reads a listpack of (field, value, ttl) triples, ttl an
 // absolute Unix time in milliseconds or 0.
 func (f *fieldReader) listpack() error {
-	lp, err := f.r.readString(f.r.dec[:0])
+	lp, err := f.r.readString(f.r.bufs.dec[:0])
 	if err != nil {
 		return err
 	}
-	f.r.dec = lp
+	f.r.bufs.dec = lp
 	i := 0
 	var digits [24]byte
 	err = blob.Entries(blob.Listpack, lp, func(e blob.Entry) error {

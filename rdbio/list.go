@@ -33,16 +33,16 @@ func (r *Reader) startNodes() (uint64, error) {
 	if !IsList(r.rec.Type) {
 		return 0, fmt.Errorf("rdb: Nodes on a value of type %v, not a list", r.rec.Type)
 	}
-	r.state = inList
+	r.val.state = inList
 	if r.rec.Type == TypeListZiplist {
-		r.nodes = 1
+		r.val.nodes = 1
 		return 1, nil
 	}
 	n, err := r.readLen()
 	if err != nil {
 		return 0, r.fail("list node count", err)
 	}
-	r.nodes = n
+	r.val.nodes = n
 	return n, nil
 }
 
@@ -52,25 +52,25 @@ func (r *Reader) nextNode() (*Node, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
-	if r.state != inList {
+	if r.val.state != inList {
 		return nil, errors.New("rdb: next node read outside a list value")
 	}
 	if err := r.in.skip(r.dataLeft()); err != nil {
 		return nil, r.fail("list node", err)
 	}
-	if r.nodes == 0 {
-		r.state = noValue
+	if r.val.nodes == 0 {
+		r.val.state = noValue
 		return nil, io.EOF
 	}
-	r.nodes--
+	r.val.nodes--
 	var n *Node
-	err := r.divert(&r.rawBuf, "list node", func() (err error) {
-		r.rawBuf = r.rawBuf[:0]
+	err := r.divert(&r.bufs.rawBuf, "list node", func() (err error) {
+		r.bufs.rawBuf = r.bufs.rawBuf[:0]
 		n, err = r.readNodeHead()
 		return err
 	})
 	if err == nil {
-		n.Raw = r.rawBuf
+		n.Raw = r.bufs.rawBuf
 		// The payload is checksummed, not passed on.
 		err = r.divert(nil, "list node", func() error { return r.readNodeData(n) })
 	}
@@ -81,7 +81,7 @@ func (r *Reader) nextNode() (*Node, error) {
 }
 
 func (r *Reader) readNodeHead() (*Node, error) {
-	n := &r.node
+	n := &r.bufs.node
 	*n = Node{Offset: r.in.offset()}
 	if r.rec.Type == TypeListQuicklist2 {
 		c, err := r.readLen()
@@ -109,11 +109,11 @@ func (r *Reader) readNodeHead() (*Node, error) {
 
 func (r *Reader) readNodeData(n *Node) error {
 	if n.Size > uint64(r.opt.Cap) {
-		r.pending = n.Size
+		r.val.pending = n.Size
 		return nil
 	}
-	d, err := r.in.appendN(r.nodeBuf[:0], n.Size)
-	r.nodeBuf = d
+	d, err := r.in.appendN(r.bufs.nodeBuf[:0], n.Size)
+	r.bufs.nodeBuf = d
 	n.Data = d
 	return err
 }
@@ -121,8 +121,8 @@ func (r *Reader) readNodeData(n *Node) error {
 // dataLeft is how many payload bytes of the last node were not read, and
 // forgets them.
 func (r *Reader) dataLeft() uint64 {
-	n := r.pending
-	r.pending = 0
+	n := r.val.pending
+	r.val.pending = 0
 	return n
 }
 
@@ -139,10 +139,10 @@ func (r *Reader) copyNodeDecoded(w io.Writer) (int64, error) {
 	if r.err != nil {
 		return 0, r.err
 	}
-	if r.state != inList || r.pending == 0 {
+	if r.val.state != inList || r.val.pending == 0 {
 		return 0, errors.New("rdb: CopyDecoded without a node payload left to read")
 	}
-	n := &r.node
+	n := &r.bufs.node
 	if n.Enc != EncRaw && n.Enc != EncLZF {
 		return 0, fmt.Errorf("rdb: offset %d: list node stored as %v, not decoded as a stream: %w", n.Offset, n.Enc, ErrUnsupported)
 	}

@@ -58,7 +58,7 @@ func (r *Reader) readOpcode(op byte) (Kind, error) {
 		return KindAux, err
 	case OpSelectDB:
 		db, err := r.readLen()
-		r.db, rec.DB = db, db
+		r.next.db, rec.DB = db, db
 		return KindSelectDB, err
 	case OpResizeDB:
 		var err error
@@ -72,24 +72,24 @@ func (r *Reader) readOpcode(op byte) (Kind, error) {
 		if err != nil {
 			return KindExpire, err
 		}
-		r.expire = int64(le64(p))
-		rec.Expire = r.expire
+		r.next.expire = int64(le64(p))
+		rec.Expire = r.next.expire
 		return KindExpire, nil
 	case OpExpireSec:
 		p, err := r.in.take(4)
 		if err != nil {
 			return KindExpire, err
 		}
-		r.expire = int64(int32(le32(p))) * 1000
-		rec.Expire = r.expire
+		r.next.expire = int64(int32(le32(p))) * 1000
+		rec.Expire = r.next.expire
 		return KindExpire, nil
 	case OpIdle:
 		idle, err := r.readLen()
-		r.idle, rec.Idle = idle, idle
+		r.next.idle, rec.Idle = idle, idle
 		return KindIdle, err
 	case OpFreq:
 		b, err := r.in.byte()
-		r.freq, rec.Freq = int(b), int(b)
+		r.next.freq, rec.Freq = int(b), int(b)
 		return KindFreq, err
 	case OpModuleAux:
 		return KindModuleAux, r.skipModuleAux()
@@ -114,7 +114,7 @@ func (r *Reader) readOpcode(op byte) (Kind, error) {
 // mark).
 func (r *Reader) auxSeen(name, _ []byte) {
 	if string(name) == "df-ver" {
-		r.dfly = true
+		r.marks.dfly = true
 	}
 }
 
@@ -147,7 +147,7 @@ func (r *Reader) readVendor(op byte) (Kind, error) {
 		return KindVendor, fmt.Errorf("%w: unknown opcode %d", ErrUnsupported, op)
 	}
 	if op >= 200 && op <= 224 {
-		r.dfly = true
+		r.marks.dfly = true
 	}
 	return KindVendor, err
 }
@@ -163,7 +163,7 @@ func (r *Reader) readFunctionPreGA() error {
 		return err
 	}
 	rec.Name = name
-	engine, err := r.readString(r.scratch[:0])
+	engine, err := r.readString(r.bufs.scratch[:0])
 	if err != nil {
 		return err
 	}

@@ -114,7 +114,7 @@ type Record struct {
 	Slot uint64
 
 	// KindEOF: what the trailer holds, and its status
-	Stored   uint64 // the stored CRC-64 (0 when the version has none)
+	Stored   uint64 // the CRC-64 the trailer stores (0 when it has none)
 	Checksum ChecksumStatus
 
 	// ctime: the AUX ctime, on a key record a Filter judges (Ctime)
@@ -133,41 +133,57 @@ const (
 
 // Reader reads an RDB stream record by record.
 type Reader struct {
-	in      *input
-	opt     Options
-	hdr     Header
-	rec     Record
-	state   valueState
-	nodes   uint64 // list nodes left
-	scratch []byte
-	node    Node
-	rawBuf  appender
-	nodeBuf []byte
-	strBuf  []byte    // a string read whole (Decode)
-	dec     []byte    // decoded blob headers (blobBody, nodeElements)
-	head    prefixBuf // the header of a node over the cap (nodeElements)
-	pending uint64    // payload bytes of the last node not yet read
-	maxLen  uint64    // the largest decoded string length seen (ValueInfo.MaxStringLen)
-	sink    io.Writer // the caller's sink
-	err     error     // sticky
-	hook    StringHook
-	bufs    buffers
+	in   *input
+	opt  Options
+	hdr  Header
+	hook StringHook // sees the strings as they are read (hook.go)
+	sink io.Writer  // the caller's sink
+	err  error      // sticky
+	done bool       // the EOF record was read
 
+	rec   Record    // the record Next returned last
+	gen   uint64    // records returned by Next: a Value handle names one
+	next  keyState  // what the records so far say of the next key
+	val   valueWalk // how far the value of the key record is read
+	marks marks     // what the file says of its producer
+	bufs  buffers
+}
+
+// keyState is the selected db, and what the records since the last key
+// (expiry, idle, freq) say of the next one.
+type keyState struct {
 	db     uint64
 	expire int64
 	idle   uint64
 	freq   int
-	dfly   bool     // Dragonfly's marks seen (Dragonfly)
-	prod   producer // what type bytes mean: fixed at the first key
-	fixed  bool     // prod is fixed
-	gen    uint64   // records returned by Next
-	done   bool
+}
+
+// valueWalk is how far the value of the last key record is read.
+type valueWalk struct {
+	state   valueState
+	nodes   uint64 // list nodes left
+	pending uint64 // payload bytes of the last node not yet read
+	maxLen  uint64 // the largest decoded string length seen (ValueInfo.MaxStringLen)
+}
+
+// marks is what the file says of its producer.
+type marks struct {
+	dfly  bool     // Dragonfly's marks seen (Dragonfly)
+	prod  producer // what type bytes mean: fixed at the first key
+	fixed bool     // prod is fixed
 }
 
 // buffers are the Reader's buffers, kept from one use to the next.
 type buffers struct {
-	prefix  appender // the prefix of the string shown to the StringHook
-	payload []byte   // its payload
+	scratch []byte
+	node    Node
+	rawBuf  appender  // a node's head (nextNode)
+	nodeBuf []byte    // a node's payload within the cap
+	strBuf  []byte    // a string read whole (Decode)
+	dec     []byte    // decoded blob headers (blobBody, nodeElements)
+	head    prefixBuf // the header of a node over the cap (nodeElements)
+	prefix  appender  // the prefix of the string shown to the StringHook
+	payload []byte    // its payload
 	shown   String
 }
 
@@ -189,7 +205,7 @@ func NewReader(src io.Reader, opt Options) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{in: newInput(src, !opt.NoChecksum), opt: opt, expire: -1, freq: -1, hdr: Header{Envelope: env}}
+	r := &Reader{in: newInput(src, !opt.NoChecksum), opt: opt, next: keyState{expire: -1, freq: -1}, hdr: Header{Envelope: env}}
 	if err := r.readMagic(); err != nil {
 		return nil, err
 	}
@@ -218,7 +234,7 @@ func (r *Reader) Checksum() uint64 {
 // field df-ver, Dragonfly-only opcodes or types. Those before the file's
 // first key decide what its type bytes mean (Type); later ones change
 // nothing but this report.
-func (r *Reader) Dragonfly() bool { return r.dfly }
+func (r *Reader) Dragonfly() bool { return r.marks.dfly }
 
 // SetSink sends every byte consumed from now on, up to (not including) the
 // EOF opcode, to w; nil discards them. Bytes already consumed go to the
@@ -318,7 +334,7 @@ func (r *Reader) Finish() error {
 // nextRecord reads the record at the input's offset.
 func (r *Reader) nextRecord() (*Record, error) {
 	r.gen++
-	r.rec = Record{Offset: r.in.offset(), DB: r.db, Expire: -1, Freq: -1}
+	r.rec = Record{Offset: r.in.offset(), DB: r.next.db, Expire: -1, Freq: -1}
 	op, err := r.in.byte()
 	if err != nil {
 		return nil, r.fail("record type", err)
@@ -347,24 +363,24 @@ func (r *Reader) readRecord(op byte) error {
 func isKeyOp(op byte) bool { return op < 200 && op != 107 && op != 121 }
 
 func (r *Reader) readKey(op byte) error {
-	if !r.fixed {
-		r.prod, r.fixed = producer{hdr: r.hdr, dfly: r.dfly}, true
+	if !r.marks.fixed {
+		r.marks.prod, r.marks.fixed = producer{hdr: r.hdr, dfly: r.marks.dfly}, true
 	}
-	typ, ok := r.prod.typeOf(op)
+	typ, ok := r.marks.prod.typeOf(op)
 	if !ok {
 		return r.fail("record type", fmt.Errorf("%w: unknown value type or opcode %d", ErrUnsupported, op))
 	}
 	if typ.Dragonfly() {
-		r.dfly = true
+		r.marks.dfly = true
 	}
 	key, err := r.readString(r.rec.Key[:0])
 	if err != nil {
 		return r.fail("key", err)
 	}
 	r.rec.Kind, r.rec.Type, r.rec.Key = KindKey, typ, key
-	r.rec.Expire, r.rec.Idle, r.rec.Freq = r.expire, r.idle, r.freq
-	r.expire, r.idle, r.freq = -1, 0, -1
-	r.state = valuePending
+	r.rec.Expire, r.rec.Idle, r.rec.Freq = r.next.expire, r.next.idle, r.next.freq
+	r.next.expire, r.next.idle, r.next.freq = -1, 0, -1
+	r.val.state = valuePending
 	return nil
 }
 
@@ -567,7 +583,7 @@ func (r *Reader) fail(what string, err error) error {
 		err = fmt.Errorf("%w: unexpected end of input", ErrCorrupt)
 	}
 	fe := &Error{Offset: r.in.offset(), Version: r.hdr.Version, Inner: r.hdr.Envelope.Enveloped(), What: what, Err: err}
-	if r.rec.Kind == KindKey || r.state != noValue {
+	if r.rec.Kind == KindKey || r.val.state != noValue {
 		fe.Key = bytes.Clone(r.rec.Key)
 	}
 	r.err = fe

@@ -107,7 +107,7 @@ func (v *visitor) node() error {
 			return r.skipString()
 		}
 	} else {
-		id, err := r.readString(r.dec[:0])
+		id, err := r.readString(r.bufs.dec[:0])
 		if err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func (v *visitor) group(ver int) error {
 	}
 	v.e = Elem{Len: name, Count: n}
 	if v.whole {
-		v.e.Name, v.e.LastID, v.e.Read = r.strBuf, StreamID{f[0], f[1]}, -1
+		v.e.Name, v.e.LastID, v.e.Read = r.bufs.strBuf, StreamID{f[0], f[1]}, -1
 		if ver >= 2 {
 			v.e.Read = int64(f[2])
 		}
@@ -201,7 +201,7 @@ func (v *visitor) consumer(ver int) error {
 	if err != nil {
 		return err
 	}
-	v.e = Elem{Len: name, Name: r.strBuf, Active: -1}
+	v.e = Elem{Len: name, Name: r.bufs.strBuf, Active: -1}
 	times := 8 // seen time
 	if ver >= 3 {
 		times += 8 // active time
@@ -225,13 +225,13 @@ func (v *visitor) consumer(ver int) error {
 }
 
 // name walks a group's or consumer's name and returns its length; Decode
-// reads it whole into r.strBuf.
+// reads it whole into r.bufs.strBuf.
 func (v *visitor) name() (uint64, error) {
 	r := v.r
 	if v.whole {
 		var err error
-		r.strBuf, err = r.readString(r.strBuf[:0])
-		return uint64(len(r.strBuf)), err
+		r.bufs.strBuf, err = r.readString(r.bufs.strBuf[:0])
+		return uint64(len(r.bufs.strBuf)), err
 	}
 	h, err := r.valueStrHeader()
 	if err != nil {
@@ -294,18 +294,18 @@ func (r *Reader) checkListpackBody(h strHead) error {
 	case h.size > uint64(r.opt.Cap) || h.ulen > uint64(r.opt.Cap):
 		return r.in.skip(h.size)
 	case h.enc == EncRaw:
-		if r.dec, err = r.in.appendN(r.dec[:0], h.size); err != nil {
+		if r.bufs.dec, err = r.in.appendN(r.bufs.dec[:0], h.size); err != nil {
 			return err
 		}
-		lp = r.dec
+		lp = r.bufs.dec
 	case h.enc == EncLZF:
-		if r.scratch, err = r.in.appendN(r.scratch[:0], h.size); err != nil {
+		if r.bufs.scratch, err = r.in.appendN(r.bufs.scratch[:0], h.size); err != nil {
 			return err
 		}
-		if r.dec, err = lzf.Decode(r.dec, r.scratch, int(h.ulen)); err != nil {
+		if r.bufs.dec, err = lzf.Decode(r.bufs.dec, r.bufs.scratch, int(h.ulen)); err != nil {
 			return fmt.Errorf("%w: stream listpack: %v", ErrCorrupt, err)
 		}
-		lp = r.dec
+		lp = r.bufs.dec
 	default:
 		return r.in.skip(h.size)
 	}

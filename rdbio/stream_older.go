@@ -17,7 +17,7 @@ func (r *Reader) copyStreamAs(w io.Writer, to Type) error {
 	if !IsStream(from) || !IsStream(to) || streamVersion(to) > streamVersion(from) {
 		return fmt.Errorf("rdb: CopyStreamAs(%v) on a value of type %v, not an equal or newer stream", to, from)
 	}
-	r.state = noValue
+	r.val.state = noValue
 	s := streamCopy{r: r, w: w, from: streamVersion(from), to: streamVersion(to)}
 	return r.divert(w, "value", s.stream)
 }

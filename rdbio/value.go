@@ -38,7 +38,7 @@ func (v Value) take(what string) (*Reader, error) {
 		return nil, fmt.Errorf("rdb: %s on the handle of a record that is not a key: %w", what, ErrValueUsed)
 	case r.err != nil:
 		return nil, r.err
-	case v.gen != r.gen || r.state != valuePending:
+	case v.gen != r.gen || r.val.state != valuePending:
 		return nil, fmt.Errorf("rdb: %s: the value of key %q was already read or passed: %w", what, r.rec.Key, ErrValueUsed)
 	}
 	return r, nil

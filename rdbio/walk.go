@@ -34,25 +34,25 @@ type ValueInfo struct {
 // walkPending walks the pending value with its bytes sent to w; count says
 // whether to read blob headers and string contents (Value.Copy, Count).
 func (r *Reader) walkPending(w io.Writer, count bool) (info ValueInfo, err error) {
-	r.maxLen = 0
+	r.val.maxLen = 0
 	err = r.divert(w, "value", func() (err error) {
 		info, err = r.finishValue(count)
 		return err
 	})
-	info.MaxStringLen = r.maxLen
+	info.MaxStringLen = r.val.maxLen
 	return info, err
 }
 
 // finishValue walks whatever is left of the current key's value through
 // the current output.
 func (r *Reader) finishValue(count bool) (ValueInfo, error) {
-	switch r.state {
+	switch r.val.state {
 	case valuePending:
-		r.state = noValue
+		r.val.state = noValue
 		info, err := r.walkValue(r.rec.Type, count)
 		return info, r.wrap("value", err)
 	case inList:
-		r.state = noValue
+		r.val.state = noValue
 		if err := r.in.skip(r.dataLeft()); err != nil {
 			return ValueInfo{}, r.fail("list node", err)
 		}
@@ -104,7 +104,7 @@ func (r *Reader) walkValue(t Type, count bool) (ValueInfo, error) {
 		if err != nil {
 			return ValueInfo{}, err
 		}
-		r.nodes = n
+		r.val.nodes = n
 		return r.walkNodes(count)
 	case TypeStreamListpacks, TypeStream2, TypeStream3, TypeStream4, TypeStream5:
 		return r.walkStream(t, count)
@@ -115,12 +115,12 @@ func (r *Reader) walkValue(t Type, count bool) (ValueInfo, error) {
 	return r.walkHFE(t, count)
 }
 
-// walkNodes walks the r.nodes nodes left of the current key's list value
+// walkNodes walks the r.val.nodes nodes left of the current key's list value
 // (each a blob; PLAIN nodes of type 18 hold one element).
 func (r *Reader) walkNodes(count bool) (ValueInfo, error) {
 	info := ValueInfo{Known: true}
 	kind := nodeBlob(r.rec.Type)
-	for ; r.nodes > 0; r.nodes-- {
+	for ; r.val.nodes > 0; r.val.nodes-- {
 		var container uint64
 		if r.rec.Type == TypeListQuicklist2 {
 			c, err := r.readLen()
