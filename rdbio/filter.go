@@ -44,6 +44,7 @@ type Filter struct {
 	// hasCtime: an AUX ctime was read
 	hasCtime bool
 	left     Filtered
+	hint     int64 // the bytes of a hint left out, not yet in left
 	sum      keptSum
 	trailer  uint64 // Trailer, set at the EOF record
 	err      error  // sticky
@@ -171,6 +172,7 @@ func (f *Filter) readGroup() error {
 		if err := r.Finish(); err != nil {
 			return err
 		}
+		f.left.Bytes, f.hint = f.left.Bytes+f.hint, 0 // before what comes now
 		start, sum := r.Offset(), r.Checksum()
 		f.held, f.heldAt, f.ahead, f.at = f.held[:0], 0, f.ahead[:0], 0
 		if err := r.SetSink(&f.held); err != nil {
@@ -184,7 +186,7 @@ func (f *Filter) readGroup() error {
 			continue // a hint, left out
 		}
 		if key != nil && !f.judge(key) {
-			if err := f.leaveOut(start, sum); err != nil {
+			if err := f.leaveOut(key, start, sum); err != nil {
 				return err
 			}
 			continue
@@ -196,7 +198,8 @@ func (f *Filter) readGroup() error {
 // readAhead reads records into held: prefix records up to a key record,
 // which it returns, or up to a record that is not a key's (nil: the
 // records read are in ahead). A hint is left out; after prefix records,
-// it ends them (nil).
+// it ends them (nil), and its bytes count once they are returned (they lie
+// after them).
 func (f *Filter) readAhead() (*Record, error) {
 	r := f.r
 	for {
@@ -214,7 +217,7 @@ func (f *Filter) readAhead() (*Record, error) {
 		f.noteAux(rec)
 		if rec.Kind == KindResizeDB || rec.Kind == KindSlotInfo {
 			f.held = f.held[:mark]
-			f.leftBytes(at, sum)
+			f.hint += f.leave(at, sum)
 			return nil, nil
 		}
 		f.ahead = append(f.ahead, aheadRec{rec: *rec, end: len(f.held), endOff: r.Offset()})
@@ -264,12 +267,12 @@ func (f *Filter) judge(rec *Record) bool {
 	return f.keep(rec)
 }
 
-// leftBytes notes that the input from offset at (where the Reader's
-// checksum was sum) to the Reader's offset was left out.
-func (f *Filter) leftBytes(at int64, sum uint64) {
+// leave notes that the input from offset at (where the Reader's checksum
+// was sum) to the Reader's offset was left out, and returns its length.
+func (f *Filter) leave(at int64, sum uint64) int64 {
 	end := f.r.Offset()
-	f.left.Bytes += end - at
 	f.sum.leave(at, sum, end, f.r.Checksum())
+	return end - at
 }
 
 // keepGroup passes the records read ahead on, from the first (which Next
@@ -310,21 +313,21 @@ func (f *Filter) nextAhead() (*Record, error) {
 // them goes on. A value rdbio cannot walk (ErrUnsupported, found before
 // any of it is read) cannot be skipped: the key stays, with the rest of
 // the file, for PassBody (which refuses it to a sink: unfiltered).
-func (f *Filter) leaveOut(start int64, sum uint64) error {
+func (f *Filter) leaveOut(key *Record, start int64, sum uint64) error {
 	r := f.r
 	at := r.Offset()
 	err := r.Value().Copy(nil)
 	switch {
 	case err == nil:
 		f.left.LeftOut++
-		f.leftBytes(start, sum)
+		f.left.Bytes += f.leave(start, sum)
 		return nil
 	case errors.Is(err, ErrUnsupported) && r.Offset() == at:
 		return f.release(err)
 	case errors.Is(err, ErrUnsupported):
-		e := &Error{Offset: r.Offset(), Version: r.hdr.Version, Inner: r.hdr.Envelope.Enveloped(), What: "value",
-			Key: bytes.Clone(r.rec.Key), Err: fmt.Errorf("rdb: a key left out is skipped to its end: %v", err)}
-		return e
+		h := r.Header()
+		return &Error{Offset: r.Offset(), Version: h.Version, Inner: h.Envelope.Enveloped(), What: "value",
+			Key: bytes.Clone(key.Key), Err: fmt.Errorf("rdb: a key left out is skipped to its end: %v", err)}
 	}
 	return err
 }
@@ -356,7 +359,7 @@ func (f *Filter) PassBody() (*Record, error) {
 		return nil, f.err
 	}
 	eof, err := f.r.PassBody()
-	if err == nil && f.r.hdr.HasChecksum() {
+	if err == nil && f.r.Header().HasChecksum() {
 		f.setTrailer(eof.Stored, eof.Offset-8) // up to the trailer
 	}
 	return eof, err

@@ -217,3 +217,47 @@ func TestKeepSink(t *testing.T) {
 type oneByte struct{ r io.Reader }
 
 func (o oneByte) Read(p []byte) (int, error) { return o.r.Read(p[:min(len(p), 1)]) }
+
+// TestFilterHintAfterPrefix: a hint after a prefix record ends it (the
+// prefix record goes on unjudged) and is left out, its bytes counted as
+// lying right before the record returned after it.
+func TestFilterHintAfterPrefix(t *testing.T) {
+	b := []byte("REDIS0011")
+	b = append(b, OpSelectDB, 0)
+	expireAt := len(b)
+	b = binary.LittleEndian.AppendUint64(append(b, OpExpireMs), 1_700_000_000_500)
+	hint := []byte{OpResizeDB, 1, 1}
+	b = append(b, hint...)
+	b = append(b, TypeString, 1, 'k', 1, 'v', OpEOF)
+	b = binary.LittleEndian.AppendUint64(b, crc64.Checksum(b))
+	r, err := NewReader(bytes.NewReader(b), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := NewFilter(r, func(*Record) bool { return true })
+	var got []string
+	for {
+		rec, err := f.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		left := f.Filtered().Bytes
+		switch rec.Kind {
+		case KindExpire:
+			if rec.Offset != int64(expireAt) || left != 0 {
+				t.Errorf("expire at %d with %d bytes left out before it", rec.Offset, left)
+			}
+		case KindKey:
+			if left != int64(len(hint)) || rec.Offset != int64(expireAt+9+len(hint)) || rec.Expire != -1 {
+				t.Errorf("key at %d, expire %d, %d bytes left out before it", rec.Offset, rec.Expire, left)
+			}
+		}
+		got = append(got, rec.Kind.String())
+		if rec.Kind == KindEOF {
+			break
+		}
+	}
+	if want := []string{"selectdb", "expire", "key", "eof"}; !slices.Equal(got, want) {
+		t.Errorf("records %q, want %q", got, want)
+	}
+}
