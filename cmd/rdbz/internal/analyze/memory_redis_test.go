@@ -43,6 +43,9 @@ func TestMemoryMatchesRedis(t *testing.T) {
 			continue
 		}
 		t.Run(cf.Name, func(t *testing.T) {
+			if !cf.RedisLoads() { // a load it refuses (and may crash on) took 0.4 s
+				t.Skipf("redis 7.0 refuses the file (manifest: %s)", cf.Fields["redis70_loads"])
+			}
 			// The server's used_memory_dataset moves by tens of KB between
 			// loads on a busy machine (its baseline is read from another
 			// load): an estimate out of bounds is measured again, up to
