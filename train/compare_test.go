@@ -120,6 +120,7 @@ func needZstd(t testing.TB) {
 }
 
 func TestCompareZstdCLI(t *testing.T) {
+	t.Parallel() // zstd --train is single-threaded: the other heavy tests use the other core (its times are a report, not a check)
 	needZstd(t)
 	const id = 40000
 	dictSize := DefaultDictSize

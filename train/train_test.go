@@ -18,6 +18,7 @@ import (
 var smallJSON = sync.OnceValue(func() [][]byte { return jsonEvents(1, 512<<10) })
 
 func TestBuildDeterministic(t *testing.T) {
+	t.Parallel()
 	samples := smallJSON()
 	tests := []struct {
 		name string
@@ -162,6 +163,7 @@ func TestBuildErrors(t *testing.T) {
 // TestBuildEdgeCases builds from inputs at the limits and checks the
 // dictionaries load and round-trip.
 func TestBuildEdgeCases(t *testing.T) {
+	t.Parallel()
 	same := bytes.Repeat([]byte("Dragonfly seed value 0123456789 "), 3)
 	tests := []struct {
 		name    string
