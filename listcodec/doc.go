@@ -6,7 +6,8 @@
 //
 // Format 2 (FORMAT.md §2–§3) is package format2 over the container
 // listcodec/block, whose blocks are column segments (listcodec/columns,
-// 2.2) or zstd frames (2.1, with a dictionary). Format 1 (FORMAT.md
+// 2.2) or zstd frames (2.1, with a dictionary) of T, the record stream
+// listcodec/tstream makes from an RDB and turns back into one. Format 1 (FORMAT.md
 // Appendix A) is the pipeline of this package's root (transcode.go,
 // pipeline.go): it streams an RDB through rdbio's Reader, cuts list values
 // into node items, re-encodes them on a pool of workers (listcodec/node)
