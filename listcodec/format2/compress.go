@@ -348,10 +348,11 @@ func (c *csink) Write(p []byte) (int, error) {
 // holdJump is where the hold stops doubling and takes its limit at once.
 // Allocating the whole limit (8–12 MiB) for every input made each small
 // dump's compress zero that much in a process that reuses its heap (the
-// split tests: 45% of their CPU); appending without a bound grew it to
-// 40 MiB to hold 8. Doubling from 64 KiB to 256 KiB, then the limit,
-// leaves a big dump at most 256 KiB more to collect (1 MiB put compress
-// -19 of lists-events 1 MiB nearer the 64 MiB bound).
+// split tests spent 44% of their CPU zeroing, most of it here); appending
+// without a bound grew it to 40 MiB to hold 8. Doubling from 64 KiB to
+// 256 KiB, then the limit, leaves a big dump at most 256 KiB more to
+// collect (1 MiB put compress -19 of lists-events 1 MiB nearer the 64 MiB
+// bound).
 const holdJump = 256 << 10
 
 // hold appends p to the held T, growing it within c.limit.
