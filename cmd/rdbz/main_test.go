@@ -88,14 +88,13 @@ func TestInfoJSONCorpus(t *testing.T) {
 	if (code == 0) != (stderr == "") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	byFile := map[string]infoJSON{}
+	for _, r := range all {
+		byFile[r.File] = r.infoJSON
+	}
 	for _, cf := range files {
 		t.Run(cf.Name, func(t *testing.T) {
-			var info infoJSON
-			for _, r := range all {
-				if r.File == cf.Path {
-					info = r.infoJSON
-				}
-			}
+			info := byFile[cf.Path] // zero when info could not open it: stderr says why
 			code, failure := 0, linesNaming(stderr, cf.Path)
 			if failure != "" {
 				code = 1
