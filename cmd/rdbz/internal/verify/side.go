@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/lzf"
 )
 
 // keyID identifies a key across the inputs; rest is the unparsed tail.
@@ -46,18 +48,18 @@ type item struct {
 	err error
 }
 
-// side reads one input: a goroutine decompresses it to raw list nodes into
-// a pipe, another walks the result and sends one entry per key.
+// side reads one input: the RDB it holds (listcodec.Open: an rdbz input is
+// decoded on goroutines of its own), walked by a goroutine that sends one
+// entry per key, its list nodes taken as raw (an LZF node decoded), so
+// that the same list compares alike however its nodes are stored.
 type side struct {
-	name    string
-	index   int // 0 for A, 1 for B
-	v       *verifier
-	ch      chan item
-	pr      *io.PipeReader
-	decErr  error
-	decDone chan struct{}
-	sem     semDecoder
-	h       hash.Hash
+	name  string
+	index int // 0 for A, 1 for B
+	v     *verifier
+	ch    chan item
+	in    *listcodec.Input
+	sem   semDecoder
+	h     hash.Hash
 	// capt holds the one-key RDB of the value being read, for the
 	// decoder: a head (see semDecoder.head) and the value's stored bytes,
 	// up to the decode cap; tee sends those bytes to h and capt.
@@ -70,42 +72,54 @@ type side struct {
 	// that those of a record rdbio cannot walk can be digested with the
 	// rest of the file.
 	recBuf bytes.Buffer
+	// node holds an LZF node decoded, and hdr a node's raw header.
+	node, hdr []byte
 }
 
 // start starts reading input index (0: A, 1: B).
 func (v *verifier) start(index int, src io.Reader) *side {
-	pr, pw := io.Pipe()
-	s := &side{name: [2]string{"A", "B"}[index], index: index, v: v, ch: make(chan item, 256), pr: pr, decDone: make(chan struct{}), h: sha256.New()}
+	s := &side{name: [2]string{"A", "B"}[index], index: index, v: v, ch: make(chan item, 256), h: sha256.New()}
 	s.tee = io.MultiWriter(s.h, &s.capt)
-	v.wg.Add(2)
-	go func() {
-		defer v.wg.Done()
-		dopt := listcodec.DecompressOptions{Flow: v.opt.Flow, To: listcodec.ToRaw, Dicts: v.opt.Dicts}
-		_, err := listcodec.Decompress(pw, src, dopt)
-		s.decErr = err
-		pw.CloseWithError(err) // nil: the reader sees io.EOF
-		close(s.decDone)
-	}()
+	v.wg.Add(1)
 	go func() {
 		defer v.wg.Done()
 		defer close(s.ch)
-		if err := s.walk(); err != nil {
+		if err := s.read(src); err != nil {
 			s.send(item{err: s.cause(err)})
 		}
 	}()
 	return s
 }
 
-// cause prefers the decompressor's error (the input's own problem) to the
-// error the pipe gave the reader.
+// read opens src and walks the RDB it holds to its end; for an rdbz input,
+// to the end of its container.
+func (s *side) read(src io.Reader) error {
+	in, err := listcodec.Open(context.Background(), src, listcodec.DecompressOptions{Flow: s.v.opt.Flow, Dicts: s.v.opt.Dicts})
+	if err != nil {
+		return err
+	}
+	s.in = in
+	if err := s.walk(); err != nil {
+		return err
+	}
+	return in.Finish()
+}
+
+// close stops the decoding of an rdbz input, if any.
+func (s *side) close() {
+	if s.in != nil {
+		s.in.Close()
+	}
+}
+
+// cause prefers the decoder's error (the input's own problem) to the
+// error its pipe gave the reader.
 func (s *side) cause(err error) error {
 	if errors.Is(err, errStopped) {
 		return err
 	}
-	s.pr.CloseWithError(errStopped)
-	<-s.decDone
-	if s.decErr != nil && !errors.Is(s.decErr, errStopped) {
-		err = s.decErr
+	if s.in != nil {
+		err = s.in.Cause(err)
 	}
 	return fmt.Errorf("input %s: %w", s.name, err)
 }
@@ -129,9 +143,9 @@ func (s *side) next() (*entry, error) {
 	return it.e, it.err
 }
 
-// walk reads the decompressed stream and sends an entry per key.
+// walk reads the RDB and sends an entry per key.
 func (s *side) walk() error {
-	r, err := rdbio.NewReader(s.pr, rdbio.Options{Cap: s.v.opt.Cap})
+	r, err := rdbio.NewReader(s.in, s.v.opt.Options)
 	if err != nil {
 		return err
 	}
@@ -157,7 +171,8 @@ func (s *side) walk() error {
 		}
 		switch rec.Kind {
 		case rdbio.KindEOF:
-			// Drain the pipe so that the decompressor finishes.
+			// What follows the trailer is checked by the Reader; an rdbz
+			// input's container by Finish.
 			_, err := r.CopyRest(io.Discard)
 			return err
 		case rdbio.KindKey:
@@ -314,22 +329,50 @@ func (s *side) listNodes(r *rdbio.Reader, w io.Writer) error {
 	for nodes.Next() {
 		n := nodes.Node()
 		s.nodes = append(s.nodes, len(s.capt.Buf))
-		if uint64(len(s.capt.Buf)+len(n.Raw))+n.Size > uint64(s.capt.Max) {
+		lzfNode := n.Enc == rdbio.EncLZF
+		head, size := n.Raw, n.Size
+		if lzfNode { // taken as the raw node it decodes to
+			s.hdr = s.hdr[:0]
+			if n.Container != 0 {
+				s.hdr = rdbio.AppendLen(s.hdr, n.Container)
+			}
+			s.hdr = rdbio.AppendLen(s.hdr, n.ULen)
+			head, size = s.hdr, n.ULen
+		}
+		if uint64(len(s.capt.Buf)+len(head))+size > uint64(s.capt.Max) {
 			// Over the decode cap whatever follows: capture none of it,
 			// rather than the cap's worth of a node compared as stored.
 			s.capt.Over = true
 		}
-		if _, err := w.Write(n.Raw); err != nil {
+		if _, err := w.Write(head); err != nil {
 			return err
 		}
-		if n.Data == nil { // over rdbio's cap: streamed
-			err = nodes.CopyData(w)
-		} else {
-			_, err = w.Write(n.Data)
-		}
-		if err != nil {
+		if err := s.nodeData(nodes, n, lzfNode, w); err != nil {
 			return err
 		}
 	}
 	return nodes.Err()
+}
+
+// nodeData writes the current node's payload to w, an LZF one decoded.
+func (s *side) nodeData(nodes *rdbio.Nodes, n *rdbio.Node, lzfNode bool, w io.Writer) error {
+	var err error
+	switch {
+	case n.Data == nil && lzfNode: // over rdbio's cap: streamed
+		_, err = nodes.CopyDecoded(w)
+	case n.Data == nil:
+		err = nodes.CopyData(w)
+	case lzfNode && n.ULen > captureKeep: // decoded as it is written
+		if _, err = io.Copy(w, lzf.NewReader(bytes.NewReader(n.Data), int64(n.ULen))); err != nil {
+			err = fmt.Errorf("rdb: offset %d: LZF list node: %w", n.Offset, err)
+		}
+	case lzfNode:
+		if s.node, err = lzf.Decode(s.node[:0], n.Data, int(n.ULen)); err != nil {
+			return fmt.Errorf("rdb: offset %d: LZF list node: %w", n.Offset, err)
+		}
+		_, err = w.Write(s.node)
+	default:
+		_, err = w.Write(n.Data)
+	}
+	return err
 }

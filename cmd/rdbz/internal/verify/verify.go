@@ -3,8 +3,9 @@
 // whatever the encodings, and whether either file is rdbz-compressed. It is
 // what `rdbz verify` runs.
 //
-// It reads each input through listcodec's decompression (to raw list
-// nodes) and rdbio's Reader, and decodes values with
+// It reads each input through listcodec.Open (an rdbz input gives the RDB
+// it holds) and rdbio's Reader, LZF list nodes taken as the raw nodes they
+// decode to, and decodes values with
 // github.com/hdt3213/rdb to compare their content. It does not parse RDB
 // lengths or strings itself (rdbio does), it writes nothing, and it does
 // not say how two files differ beyond the first difference.
@@ -93,8 +94,8 @@ func (d *Difference) String() string {
 // the same keys, each with the same type, value and expiry, whatever the
 // encodings (a list stored as a ziplist in one and as a quicklist in the
 // other is the same list; an LZF-compressed string equals its raw form).
-// Either input may be rdbz-compressed: each is decompressed to raw list
-// nodes on the fly (opt.Dicts supplies external dictionaries). AUX fields,
+// Either input may be rdbz-compressed: each is decoded on the fly
+// (opt.Dicts supplies external dictionaries), its list nodes taken raw. AUX fields,
 // functions, module AUX data, LRU/LFU hints, key metadata and the seen and
 // active times of stream consumers are not compared.
 //
@@ -125,9 +126,9 @@ func Verify(a, b io.Reader, opt Options) (*Result, error) {
 	sa, sb := v.start(0, a), v.start(1, b)
 	err := v.compare(sa, sb)
 	close(v.stop)
-	sa.pr.CloseWithError(errStopped)
-	sb.pr.CloseWithError(errStopped)
 	v.wg.Wait()
+	sa.close()
+	sb.close()
 	if err != nil {
 		return nil, err
 	}
