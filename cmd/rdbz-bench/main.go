@@ -9,6 +9,7 @@
 //	go run ./cmd/rdbz-bench speed FILE...      every path vs its reference, with issue 10's and 18's targets (speed.go)
 //	go run ./cmd/rdbz-bench size FILE...       rdbz compress output vs zstd -3 -T2, with issue 18's size targets (size.go)
 //	go run ./cmd/rdbz-bench pareto FILE...     every zstd level (and --long) beside every rdbz level: size, wall, CPU, RSS
+//	go run ./cmd/rdbz-bench floor FILE...      issue 28: copy/info vs cp, 1 CPU vs 2, verify, train, small dumps, profiles (floor.go)
 //	go run ./cmd/rdbz-bench rss FILE...        every command on each file and its .rdbz: the worst peak RSS per command
 //	go run ./cmd/rdbz-bench lzf FILE...        rdbio/lzf vs Redis's lzf_c.c/lzf_d.c on the file's LZF strings (lzf.go)
 //	go run ./cmd/rdbz-bench synth > OUT        the synthetic huge-value dump of the speed table
@@ -36,7 +37,7 @@ func main() {
 		return
 	}
 	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: rdbz-bench compress|pass|analyze|train|speed|size|rss|lzf|pareto FILE... | rdbz-bench synth")
+		fmt.Fprintln(os.Stderr, "usage: rdbz-bench compress|pass|analyze|train|speed|size|rss|lzf|pareto|floor FILE... | rdbz-bench synth")
 		os.Exit(2)
 	}
 	dir, err := os.MkdirTemp("", "rdbz-bench-")
@@ -64,6 +65,9 @@ func main() {
 		return
 	case "pareto":
 		b.pareto(os.Args[2:])
+		return
+	case "floor":
+		b.floor(os.Args[2:])
 		return
 	}
 	fmt.Println("| file | tool | operation | input MB | output MB | ratio | seconds | MB/s | peak RSS MiB |")

@@ -39,6 +39,7 @@ type cmdSpec struct {
 	stdin  string
 	stdout string
 	synth  bool
+	env    []string // added to the environment
 }
 
 // timing is the best of several runs.
@@ -300,6 +301,9 @@ func runOnce(c cmdSpec) timing {
 	stat.Close()
 	defer os.Remove(stat.Name())
 	cmd := exec.Command("/usr/bin/time", append([]string{"-o", stat.Name(), "-f", "%U %S %M", c.name}, c.args...)...)
+	if len(c.env) > 0 {
+		cmd.Env = append(os.Environ(), c.env...)
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out := os.DevNull

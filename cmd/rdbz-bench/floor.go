@@ -1,0 +1,225 @@
+package main
+
+// go run ./cmd/rdbz-bench floor [-runs N] [-profile=false] FILE...
+//
+// Issue 28's rows: every path beside its physical floor, in one run on the
+// same files, wall and CPU seconds (the least wall time of N runs, rdbz and
+// the reference in turns) and peak RSS (the most of the N runs):
+//
+//   - copy and info beside cp of the same file (≤ 2.0×);
+//   - compress and decompress on every CPU beside the same with
+//     GOMAXPROCS=1 (the speedup, ≥ 1.7× on two cores);
+//   - verify IN IN.rdbz beside decompress + analyze --no-whatif (≤ 2.0×);
+//   - train beside zstd --train of a dictionary of the same size on the
+//     samples rdbz trains on (≤ 2.0×);
+//   - for a file under 1 MB, compress, decompress and info alone (≤ 50 ms,
+//     ≤ 24 MiB);
+//   - every rdbz run within 64 MiB of peak RSS.
+//
+// Then, unless -profile=false, a CPU profile of compress and of decompress
+// of each file (RDBZ_CPUPROFILE): the top entries by own time and the share
+// of runtime.memmove, memclrNoHeapPointers, madvise and growslice, the
+// work of moving, clearing and returning memory rather than of parsing,
+// LZF or zstd (≤ 10% together).
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// floorRow is one line of the floor table: rdbz against a reference, with
+// the target the ratio (rdbz/ref wall, or ref/rdbz for a speedup) must meet.
+type floorRow struct {
+	file, op, refName string
+	rdbz, ref         timing
+	hasRef            bool
+	speedup           bool    // the ratio is ref/rdbz and must be at least want
+	want              float64 // the ratio's bound (0: none)
+	maxSecs           float64 // rdbz wall bound (0: none)
+	maxRSS            int64   // rdbz peak RSS bound, KiB
+}
+
+func (b *bench) floor(args []string) {
+	fs := flag.NewFlagSet("floor", flag.ExitOnError)
+	runs := fs.Int("runs", 3, "runs of each command; the least wall time counts")
+	profile := fs.Bool("profile", true, "profile compress and decompress of each file")
+	fs.Parse(args)
+	fmt.Println("| file | operation | rdbz s | rdbz CPU s | rdbz RSS MiB | reference | ref s | ref CPU s | ratio | target | met |")
+	fmt.Println("| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- | --- |")
+	for _, f := range fs.Args() {
+		for _, r := range b.floorFile(f, *runs) {
+			printFloorRow(r)
+		}
+	}
+	if !*profile {
+		return
+	}
+	for _, f := range fs.Args() {
+		b.profileFile(f)
+	}
+}
+
+// floorFile measures one file's rows.
+func (b *bench) floorFile(in string, runs int) []floorRow {
+	t := func(name string) string { return filepath.Join(b.dir, name) }
+	c, o := t("f.rdbz"), t("f.rdb")
+	defer func() {
+		for _, p := range []string{c, o, t("f.dict"), t("z.dict")} {
+			os.Remove(p)
+		}
+		os.RemoveAll(t("fsamples"))
+	}()
+	name := filepath.Base(in)
+	rdbz := func(args ...string) cmdSpec { return cmdSpec{name: b.bin, args: args} }
+	one := func(s cmdSpec) cmdSpec { s.env = []string{"GOMAXPROCS=1"}; return s }
+	var rows []floorRow
+	pair := func(r floorRow, a, ref cmdSpec) {
+		r.file, r.hasRef, r.maxRSS = name, true, rssTarget
+		r.rdbz, r.ref = timePair(runs, a, ref)
+		rows = append(rows, r)
+	}
+	cp := cmdSpec{name: "cp", args: []string{in, o}}
+	pair(floorRow{op: "copy", refName: "cp", want: 2}, rdbz("copy", "-q", "-f", "-o", o, in), cp)
+	pair(floorRow{op: "info", refName: "cp", want: 2}, rdbz("info", in), cp)
+	comp := rdbz("compress", "-q", "-f", "-o", c, in)
+	pair(floorRow{op: "compress", refName: "GOMAXPROCS=1", want: 1.7, speedup: true}, comp, one(comp))
+	dec := rdbz("decompress", "-q", "-f", "-o", o, c)
+	pair(floorRow{op: "decompress", refName: "GOMAXPROCS=1", want: 1.7, speedup: true}, dec, one(dec))
+	// verify against the sum of the two passes it stands for.
+	v := floorRow{op: "verify IN IN.rdbz", refName: "decompress + analyze --no-whatif", want: 2}
+	v.file, v.hasRef, v.maxRSS = name, true, rssTarget
+	v.rdbz = timeRuns(runs, rdbz("verify", "-q", in, c))
+	d, a := timeRuns(runs, dec), timeRuns(runs, rdbz("analyze", "--no-whatif", in))
+	v.ref = timing{secs: d.secs + a.secs, cpu: d.cpu + a.cpu, rss: max(d.rss, a.rss), err: firstErr(d.err, a.err)}
+	rows = append(rows, v)
+	if err := exec.Command(b.bin, "train", "-q", "-f", "-o", t("f.dict"), "--dump-samples", t("fsamples"), in).Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: rdbz train: %v (no train row: it trains on list nodes)\n", in, err)
+	} else {
+		samples, _ := filepath.Glob(filepath.Join(t("fsamples"), "*"))
+		zt := cmdSpec{name: "zstd", args: append([]string{"--train", "-q", "-f", "-o", t("z.dict"), "--maxdict=65536"}, samples...)}
+		pair(floorRow{op: fmt.Sprintf("train (%d samples)", len(samples)), refName: "zstd --train", want: 2},
+			rdbz("train", "-q", "-f", "-o", t("f.dict"), in), zt)
+	}
+	if size(in) < 1e6 {
+		for _, s := range []struct {
+			op   string
+			spec cmdSpec
+		}{{"compress (under 1 MB)", comp}, {"decompress (under 1 MB)", dec}, {"info (under 1 MB)", rdbz("info", in)}} {
+			rows = append(rows, floorRow{file: name, op: s.op, rdbz: timeRuns(runs, s.spec), maxSecs: 0.05, maxRSS: 24 << 10})
+		}
+	}
+	return rows
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func printFloorRow(r floorRow) {
+	for _, err := range []error{r.rdbz.err, r.ref.err} {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+		}
+	}
+	met := r.rdbz.err == nil && r.ref.err == nil && r.rdbz.rss <= r.maxRSS
+	want := []string{fmt.Sprintf("≤ %d MiB", r.maxRSS>>10)}
+	ref, ratio := "- | - | -", "-"
+	if r.hasRef {
+		ref = fmt.Sprintf("%s | %.3f | %.3f", r.refName, r.ref.secs, r.ref.cpu)
+		x := r.rdbz.secs / r.ref.secs
+		if r.speedup {
+			x = 1 / x
+			want = append(want, fmt.Sprintf("≥ %.1f× faster", r.want))
+			met = met && x >= r.want
+		} else {
+			want = append(want, fmt.Sprintf("≤ %.1f×", r.want))
+			met = met && x <= r.want
+		}
+		ratio = fmt.Sprintf("%.2f", x)
+	}
+	if r.maxSecs > 0 {
+		want = append(want, fmt.Sprintf("≤ %g ms", r.maxSecs*1000))
+		met = met && r.rdbz.secs <= r.maxSecs
+	}
+	fmt.Printf("| %s | %s | %.3f | %.3f | %.1f | %s | %s | %s | %s |\n", r.file, r.op, r.rdbz.secs, r.rdbz.cpu,
+		float64(r.rdbz.rss)/1024, ref, ratio, strings.Join(want, ", "), verdict(met))
+}
+
+// moving are the runtime functions whose own time is memory moved,
+// cleared or handed back rather than work of rdbz's.
+var moving = []string{"runtime.memmove", "runtime.memclrNoHeapPointers", "runtime.madvise", "runtime.growslice"}
+
+// profileFile profiles compress and decompress of one file and prints the
+// top entries and the share of moving.
+func (b *bench) profileFile(in string) {
+	c, o, prof := filepath.Join(b.dir, "p.rdbz"), filepath.Join(b.dir, "p.rdb"), filepath.Join(b.dir, "cpu.prof")
+	defer func() {
+		for _, p := range []string{c, o, prof} {
+			os.Remove(p)
+		}
+	}()
+	for _, stage := range [][]string{{"compress", "-q", "-f", "-o", c, in}, {"decompress", "-q", "-f", "-o", o, c}} {
+		cmd := exec.Command(b.bin, stage...)
+		cmd.Env = append(os.Environ(), "RDBZ_CPUPROFILE="+prof)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "%s %s: %v: %s", in, stage[0], err, out)
+			continue
+		}
+		out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=200", b.bin, prof).Output()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "go tool pprof: %v\n", err)
+			continue
+		}
+		top, shares := parseTop(string(out))
+		sum := 0.0
+		var parts []string
+		for _, f := range moving {
+			sum += shares[f]
+			parts = append(parts, fmt.Sprintf("%s %.1f%%", strings.TrimPrefix(f, "runtime."), shares[f]))
+		}
+		fmt.Printf("\n%s, %s: %s; together %.1f%% (target ≤ 10%%: %s)\n\n", filepath.Base(in), stage[0],
+			strings.Join(parts, ", "), sum, verdict(sum <= 10))
+		for i, l := range top {
+			if i == 8 {
+				break
+			}
+			fmt.Println("    " + l)
+		}
+	}
+}
+
+// parseTop reads `go tool pprof -top`: its entry lines, and each
+// function's own share of the samples (the flat% column).
+func parseTop(s string) ([]string, map[string]float64) {
+	var lines []string
+	shares := map[string]float64{}
+	seen := false
+	for _, l := range strings.Split(s, "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 5 && f[0] == "flat" {
+			seen = true
+			continue
+		}
+		if !seen || len(f) < 6 {
+			continue
+		}
+		pct, err := strconv.ParseFloat(strings.TrimSuffix(f[1], "%"), 64)
+		if err != nil || math.IsNaN(pct) {
+			continue
+		}
+		shares[f[5]] += pct
+		lines = append(lines, strings.TrimSpace(l))
+	}
+	return lines, shares
+}
