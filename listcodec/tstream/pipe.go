@@ -84,13 +84,6 @@ type tpipe struct {
 	err     error // the first failure, in stream order
 	st      TStats
 	closed  bool
-	// free holds the batches gone through, for reuse: a fresh one for
-	// every 128 KiB of T cost 5% of compress's CPU in allocation and
-	// clearing on app-cache. A sync.Pool lost them at every collection
-	// (growslice under Write was 3.5% of compress's CPU on
-	// app-cache-nocompress at scale 4); the pipe holds no more than
-	// pipeQueue of them anyway.
-	free chan *tBatch
 }
 
 func newTPipe(dst TSink, m mode, version int, workers int) *tpipe {
@@ -100,39 +93,31 @@ func newTPipe(dst TSink, m mode, version int, workers int) *tpipe {
 		n = min(workers, procs)
 	}
 	p := &tpipe{dst: dst, mode: m, version: version, keyA: -1, budget: int64(max(pipeBudget*n/procs, 2*pipeBatch)),
-		work: make(chan *tBatch, pipeQueue), order: make(chan *tBatch, pipeQueue), free: make(chan *tBatch, pipeQueue+1)}
+		work: make(chan *tBatch, pipeQueue), order: make(chan *tBatch, pipeQueue)}
 	p.cond = sync.NewCond(&p.mu)
 	p.wg.Add(n + 1)
 	for range n {
 		go p.worker()
 	}
 	go p.output()
-	p.cur = p.newBatch()
+	p.cur = newBatch()
 	return p
 }
 
-// newBatch takes a batch from the free list, or makes one.
-func (p *tpipe) newBatch() *tBatch {
-	var b *tBatch
-	select {
-	case b = <-p.free:
-	default:
-		b = &tBatch{buf: make([]byte, 0, pipeBatch+pipeBatch/4)}
-	}
+// batches are reused: a fresh one for every 128 KiB of T cost 5% of
+// compress's CPU in allocation and clearing on app-cache.
+var batches = sync.Pool{New: func() any { return &tBatch{} }}
+
+func newBatch() *tBatch {
+	b := batches.Get().(*tBatch)
 	b.buf, b.ops, b.res = b.buf[:0], b.ops[:0], b.res[:0]
 	b.weight, b.st, b.err, b.done, b.barrier = 0, TStats{}, nil, nil, nil
 	return b
 }
 
-// freeBatch returns a batch to the free list unless it grew large (a
-// long string's) or the list is full.
-func (p *tpipe) freeBatch(b *tBatch) {
-	if cap(b.buf)+cap(b.res) > 4*pipeMaxString {
-		return
-	}
-	select {
-	case p.free <- b:
-	default:
+func freeBatch(b *tBatch) {
+	if cap(b.buf)+cap(b.res) <= 4*pipeMaxString {
+		batches.Put(b)
 	}
 }
 
@@ -238,7 +223,7 @@ func (p *tpipe) seal() error {
 	if len(b.ops) == 0 {
 		return p.failure()
 	}
-	p.cur, p.keyA = p.newBatch(), -1
+	p.cur, p.keyA = newBatch(), -1
 	p.mu.Lock()
 	for p.weight > 0 && p.weight+b.weight > p.budget && p.err == nil {
 		p.cond.Wait()
@@ -385,7 +370,7 @@ func (p *tpipe) output() {
 		p.st.add(b.st)
 		p.cond.Broadcast()
 		p.mu.Unlock()
-		p.freeBatch(b)
+		freeBatch(b)
 	}
 }
 
