@@ -389,6 +389,14 @@ func (c *csink) start(w io.Writer) error {
 	if level >= BestLevel {
 		workers, c.trained = 1, true // see BestLevel
 	}
+	if c.opt.Columns && level >= zstd.SpeedBetterCompression {
+		// Two segments encoded at once, each with SpeedBetterCompression's
+		// tables, held more than the memory limit on a dump of source
+		// files (gen-realdata's godev-lzf: compress -7 peaked at 69 MiB
+		// and collected without pause); one block worker peaked at 59 MiB
+		// and took less CPU. LZF decoding still runs on every CPU.
+		workers = 1
+	}
 	if !c.trained {
 		c.opt.phase("training")
 		s := newSampler(c.opt)

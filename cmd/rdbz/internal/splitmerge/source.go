@@ -117,7 +117,10 @@ func (o *opened) rdb(ctx context.Context, ro rdbio.Options) (io.ReadCloser, erro
 			return nil, err
 		}
 	}
-	in, err := listcodec.Open(ctx, f, listcodec.DecompressOptions{Flow: listcodec.Flow{Options: decodeOptions(ro)}})
+	// One decoding worker: the parts' compressors take the other CPUs,
+	// and a second block decoder's buffers took split of a dump of source
+	// files (gen-realdata's godev-lzf) into three parts to 67 MiB.
+	in, err := listcodec.Open(ctx, f, listcodec.DecompressOptions{Flow: listcodec.Flow{Options: decodeOptions(ro), Workers: 1}})
 	if err != nil {
 		f.Close()
 		return nil, err
