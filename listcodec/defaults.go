@@ -70,19 +70,3 @@ func DefaultCompressOptions() CompressOptions {
 	return CompressOptions{Flow: DefaultFlow(), Level: DefaultLevel, MinSaving: DefaultMinSaving,
 		Train: DefaultTrainOptions()}
 }
-
-// ZstdLevel is the zstd command-line level of an encoder level (the
-// inverse of zstd.EncoderLevelFromZstd on the levels it returns).
-func ZstdLevel(l zstd.EncoderLevel) int {
-	switch l {
-	case zstd.SpeedFastest:
-		return 1
-	case zstd.SpeedDefault:
-		return 3
-	case zstd.SpeedBetterCompression:
-		return 7
-	case zstd.SpeedBestCompression:
-		return 11
-	}
-	return int(l)
-}

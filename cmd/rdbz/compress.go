@@ -51,7 +51,7 @@ func compressCommand() *cli.Command {
 		Flags: append(append(flowFlags(), rmFlags()...),
 			&cli.StringFlag{Name: "dict", Usage: "zstd dictionary `FILE` (rdbz train or zstd --train) for format 2.1's zstd blocks, or format 1's nodes (format 2.2's column segments take none)"},
 			&cli.BoolFlag{Name: "no-embed", Usage: "with --dict: store only its ID (AUX rdbz-dict-id), not the dictionary"},
-			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(d.Level), DefaultText: "format 2: 3 for a dump saved with rdbcompression yes, else 7; format 1: 1", Usage: "zstd level, or -N as zstd's: 1 fastest, 3 (2-5), 7 better (6-10), 11 best (11-22: slow; one worker and, in format 2, no dictionary, to stay within 64 MiB)", Action: inRange("level", 1, 22)},
+			&cli.IntFlag{Name: "level", Value: format2.ZstdLevel(d.Level), DefaultText: "format 2: 3 for a dump saved with rdbcompression yes, else 7; format 1: 1", Usage: "zstd level, or -N as zstd's: 1 fastest, 3 (2-5), 7 better (6-10), 11 best (11-22: slow; one worker and, in format 2, no dictionary, to stay within 64 MiB)", Action: inRange("level", 1, 22)},
 			&cli.Float64Flag{Name: "min-saving", Value: d.MinSaving, Usage: "share of a node's stored size compression must save", Action: inRange("min-saving", 0, 0.99)},
 			&cli.BoolFlag{Name: "verify", Usage: "decode each compressed node and compare before writing it"},
 			&cli.IntFlag{Name: "dict-size", Value: d.Train.DictSize, DefaultText: "format 2: 32768; format 1: 65536", Usage: "largest size of a trained dictionary (at most a tenth of the data)", Action: dictSizeRange},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/format2"
 )
 
 // summary is what a command prints at its end: one short line as zstd's
@@ -33,7 +34,7 @@ func detailLine(verb string, s *listcodec.Stats) string {
 	if f := s.Format2; f != nil {
 		line := fmt.Sprintf("%s: %d -> %d bytes (%.3fx), format 2; T %d bytes, %d records, %d LZF strings decoded (%d -> %d bytes), %d kept (not reproducible), %d over cap; %d blocks at level %d, index %d bytes",
 			verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), f.T.TBytes, f.T.Records, f.T.Decoded, f.T.LZFBytes, f.T.DecBytes,
-			f.T.Unfaithful, f.T.OverCap, f.Block.Blocks, listcodec.ZstdLevel(f.Level), f.Block.IndexBytes)
+			f.T.Unfaithful, f.T.OverCap, f.Block.Blocks, format2.ZstdLevel(f.Level), f.Block.IndexBytes)
 		if s.DictID != 0 {
 			line += fmt.Sprintf("; dictionary %d (%d bytes)", s.DictID, s.DictBytes)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/urfave/cli/v2"
@@ -29,7 +30,7 @@ func trainCommand() *cli.Command {
 			&cli.Int64Flag{Name: "sample-bytes", Value: d.SampleBytes, Usage: "node bytes sampled (uniformly over files; the first ones from stdin)", Action: atLeast[int64]("sample-bytes", 1)},
 			&cli.Int64Flag{Name: "seed", Value: listcodec.DefaultSeed, Usage: "same input and seed, same dictionary"},
 			&cli.UintFlag{Name: "dict-id", Usage: "dictionary ID, 32768-65535, or 0", DefaultText: "0, derived from the seed", Action: dictIDRange},
-			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(listcodec.DefaultLevel), Usage: "zstd level the dictionary is tuned for", Action: inRange("level", 1, 22)},
+			&cli.IntFlag{Name: "level", Value: format2.ZstdLevel(listcodec.DefaultLevel), Usage: "zstd level the dictionary is tuned for", Action: inRange("level", 1, 22)},
 			&cli.IntFlag{Name: "tries", Value: d.Tries, Usage: "shuffle seeds tried; the dictionary with which the sample costs least is kept", Action: inRange("tries", 1, 100)},
 			&cli.BoolFlag{Name: "held-out", Usage: "also train on nine tenths of the sample and report on the other tenth (a second training)"},
 			&cli.StringFlag{Name: "dump-samples", Usage: "also write each sampled node to a file in this `FOLDER` (for zstd --train)"},

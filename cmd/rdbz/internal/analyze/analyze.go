@@ -9,6 +9,7 @@ import (
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -128,7 +129,7 @@ func analyze(r *rdbio.Filter, opt Options, key func(*KeyRow) error) (*Analysis, 
 		start := time.Now()
 		// Format 2's estimate first: the two trainings must not hold their
 		// memory at once.
-		var p *listcodec.Format2Prediction
+		var p *format2.Prediction
 		if opt.Format2 != nil && !res.Rdbz.Compressed {
 			p, err = opt.Format2.Result()
 		}
