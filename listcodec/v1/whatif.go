@@ -1,4 +1,4 @@
-package listcodec
+package v1
 
 import (
 	"bytes"
@@ -53,7 +53,7 @@ const estSeed = 0x657374696d617465
 // NewWhatIf returns a WhatIf for Compress run with opt (the options of
 // `rdbz compress` with its flags; defaults are applied as Compress does).
 func NewWhatIf(opt CompressOptions) *WhatIf {
-	opt = opt.withDefaults()
+	opt = opt.WithDefaults()
 	return &WhatIf{
 		opt: opt,
 		ns:  newNodeSampler(opt.Train.SampleBytes, opt.Train.SampleBytes, opt.Train.seed()),
