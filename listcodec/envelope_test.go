@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/internal/codectest"
+	"github.com/rdbz/rdbz/listcodec/v1"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/envelope"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
@@ -61,7 +64,7 @@ func TestEnvelopeCorpus(t *testing.T) {
 		}
 		t.Run(cf.Name, func(t *testing.T) {
 			path, wrapped, plain := wrapCorpusFile(t, cf)
-			opt := CompressOptions{Format2: true, Flow: Flow{Workers: 2}, Dict: testDictFile(t), Level: zstd.SpeedFastest}
+			opt := CompressOptions{Flow: Flow{Workers: 2}, Dict: codectest.FixedDict(t), Level: zstd.SpeedFastest}
 			comp, st, err := compressFile(t, path, opt)
 			if err != nil {
 				if _, _, perr := compressFile(t, cf.Path, opt); perr == nil || errors.Is(err, rdbio.ErrChecksum) != errors.Is(perr, rdbio.ErrChecksum) {
@@ -82,9 +85,11 @@ func TestEnvelopeCorpus(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				judgeDecompressed(t, comp, want, ToLZF)
+				codectest.JudgeDecompressed(t, want, func(to Form) []byte { return decompressBytes(t, comp, to) }, ToLZF)
 			}
-			one, _, err := compressFile(t, path, CompressOptions{Flow: Flow{Workers: 2}, Dict: testDictFile(t)})
+			one, _, err := codectest.CompressFile(t, path, func(w io.Writer, r io.Reader) (*v1.Stats, error) {
+				return v1.Compress(w, r, v1.CompressOptions{Flow: v1.Flow{Workers: 2}, Dict: codectest.FixedDict(t)})
+			})
 			if err != nil {
 				t.Fatalf("compress --format 1: %v", err)
 			}
@@ -189,10 +194,10 @@ func sameBlocksBut(tool, ours []lz4Block) bool {
 // otherwise as recorded); --envelope lz4 wraps a plain source in
 // envelope.LZ4(), and ToLZF writes no envelope unless asked.
 func TestEnvelopeRewrap(t *testing.T) {
-	plain := smallRDB(t)
+	plain := codectest.SmallRDB(t)
 	linked := rdbiotest.LZ4Envelope(t, plain, envelope.FlagChecksum, "-BD", "--content-size")
 	var comp bytes.Buffer
-	st, err := Compress(&comp, bytes.NewReader(linked), CompressOptions{Format2: true, Dict: testDictFile(t)})
+	st, err := Compress(&comp, bytes.NewReader(linked), CompressOptions{Dict: codectest.FixedDict(t)})
 	if err != nil || !st.InputEnvelope.Enveloped() {
 		t.Fatalf("compress from a stream: %v, %+v", err, st.InputEnvelope)
 	}
@@ -214,7 +219,7 @@ func TestEnvelopeRewrap(t *testing.T) {
 		t.Fatal("--to lzf wrote an envelope")
 	}
 	var plainComp bytes.Buffer
-	if _, err := Compress(&plainComp, bytes.NewReader(plain), CompressOptions{Format2: true, Dict: testDictFile(t)}); err != nil {
+	if _, err := Compress(&plainComp, bytes.NewReader(plain), CompressOptions{Dict: codectest.FixedDict(t)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, info, _ := envelope.Open(bytes.NewReader(decompressEnvelope(t, plainComp.Bytes(), ToRaw, EnvelopeLZ4))); info != envelope.LZ4() {

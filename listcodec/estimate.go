@@ -32,19 +32,6 @@ type Format2Estimate struct {
 	off  bool // the compressor is through: the tee writes no more
 }
 
-// Format2Prediction is a Format2Estimate's result.
-type Format2Prediction struct {
-	// Bytes is the predicted output; SampledT how much of the dump's T
-	// (its records, LZF strings decoded) of TBytes was compressed to
-	// predict it (Exact: all of it, Bytes is what compress writes).
-	Bytes     int64 `json:"bytes"`
-	SampledT  int64 `json:"sampled_t_bytes"`
-	TBytes    int64 `json:"t_bytes"`
-	Exact     bool  `json:"exact"`
-	Level     int   `json:"level"`
-	DictBytes int   `json:"dict_bytes"`
-}
-
 // NewFormat2Estimate starts an estimate for Compress with opt's cap, check
 // of the checksum, workers and filter (opt.Keep: the estimate is that of
 // a compress with the same filter; Keep is called on the estimate's own
@@ -89,15 +76,13 @@ func (e *Format2Estimate) close() {
 }
 
 // Result waits for the estimate.
-func (e *Format2Estimate) Result() (*Format2Prediction, error) {
+func (e *Format2Estimate) Result() (*format2.Prediction, error) {
 	e.close()
 	<-e.done
 	if e.err != nil {
 		return nil, e.err
 	}
-	st := e.st
-	return &Format2Prediction{Bytes: st.BytesOut, SampledT: st.Sampled, TBytes: st.T.TBytes,
-		Exact: st.Sampled >= st.T.TBytes, Level: ZstdLevel(st.Level), DictBytes: st.DictBytes}, nil
+	return e.st.Prediction(), nil
 }
 
 // Close stops the estimate without a result.

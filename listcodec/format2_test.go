@@ -9,6 +9,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec/format2"
+	"github.com/rdbz/rdbz/listcodec/internal/codectest"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
@@ -33,7 +34,7 @@ func TestFormat2Corpus(t *testing.T) {
 			}
 			// As compress writes by default (2.2, column segments), at the
 			// fastest level; then 2.1 (with a dictionary) byte for byte.
-			opt := CompressOptions{Format2: true, Flow: Flow{Workers: 2}, Level: zstd.SpeedFastest}
+			opt := CompressOptions{Flow: Flow{Workers: 2}, Level: zstd.SpeedFastest}
 			comp, _, err := compressFile(t, cf.Path, opt)
 			if err == nil {
 				checkFormat21(t, cf.Path, in)
@@ -66,7 +67,7 @@ func TestFormat2Corpus(t *testing.T) {
 // column segments off) and fails unless it decompresses to in.
 func checkFormat21(t *testing.T, path string, in []byte) {
 	t.Helper()
-	opt := CompressOptions{Format2: true, Flow: Flow{Workers: 2}, Dict: testDictFile(t), Level: zstd.SpeedFastest}
+	opt := CompressOptions{Flow: Flow{Workers: 2}, Dict: codectest.FixedDict(t), Level: zstd.SpeedFastest}
 	comp, _, err := compressFile(t, path, opt)
 	if err != nil {
 		t.Fatalf("compress 2.1: %v", err)
@@ -90,7 +91,7 @@ func TestFormat2Stream(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opt := CompressOptions{Format2: true, Flow: Flow{Workers: 2}, Train: TrainOptions{TrainBytes: 1 << 20}}
+			opt := CompressOptions{Flow: Flow{Workers: 2}, TrainBytes: 1 << 20}
 			file, _, err := compressFile(t, cf.Path, opt)
 			if err != nil {
 				t.Fatal(err)
@@ -123,7 +124,7 @@ func TestOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, _, err := compressFile(t, "../testdata/small.rdb", CompressOptions{Format2: true, Dict: testDictFile(t)})
+	two, _, err := compressFile(t, "../testdata/small.rdb", CompressOptions{Dict: codectest.FixedDict(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,54 +4,30 @@ import (
 	"time"
 
 	"github.com/rdbz/rdbz/listcodec/format2"
+	"github.com/rdbz/rdbz/listcodec/v1"
 	"github.com/rdbz/rdbz/rdbio/envelope"
 )
 
-// Stats is what a transcoding did. The writer goroutine fills the node
-// counts; the reading side fills the rest.
+// Stats is what Compress or Decompress did.
 type Stats struct {
 	BytesIn, BytesOut int64
-	// Nodes counts list node strings; Changed those re-encoded, Kept those
-	// left as they were (not worth it, or an LZF stream the encoder would
-	// not reproduce), Big those over the capture cap (streamed unchanged).
-	Nodes, Changed, Kept, Big int64
-	// NodeBytesIn / NodeBytesOut: node strings as stored, before and after
-	// (string prefix and payload).
-	NodeBytesIn, NodeBytesOut int64
-	// Unfaithful counts LZF nodes left alone because rdbz's encoder would
-	// not reproduce their bytes (written by an older liblzf).
-	Unfaithful int64
-	// Keys counts the key records written; LeftOut those the filter
-	// (Flow.Keep) left out.
-	Keys, LeftOut int64
-	DictID        uint32
-	DictBytes     int
-	Note          string // why the input was copied unchanged, when it was
+	DictID            uint32
+	DictBytes         int
 	// Format is the rdbz format version Decompress read ("1.1", "2.1",
 	// ...; "" for an RDB).
 	Format  string
 	Elapsed time.Duration
-	// Format2 is what a format-2 Compress did (nil for format 1).
+	// Format2 is what Compress did (format 2: the keys it wrote and left
+	// out, T.Keys and T.LeftOut, among the rest).
 	Format2 *format2.Stats
 	// Format2Decompress is what a Decompress of a format-2 file did (nil
 	// otherwise).
 	Format2Decompress *format2.DecompressStats
+	// Format1 is what a Decompress of a format-1 file, or of an RDB, did
+	// (package v1: its list node counts, its Note); nil otherwise.
+	Format1 *v1.Stats
 	// InputEnvelope is the VKCS envelope the input was in (read through;
 	// a format-2 Compress records it), OutputEnvelope the one Decompress
 	// wrote.
 	InputEnvelope, OutputEnvelope envelope.Info
-}
-
-func (s *Stats) addNode(it *item, written int64) {
-	s.Nodes++
-	s.NodeBytesIn += int64(len(it.hdr) + len(it.buf))
-	s.NodeBytesOut += written
-	if it.changed {
-		s.Changed++
-	} else {
-		s.Kept++
-		if it.unfaithful {
-			s.Unfaithful++
-		}
-	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/analyze"
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/v1"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/urfave/cli/v2"
 )
@@ -19,7 +20,7 @@ func analyzeCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON"},
 			&cli.IntFlag{Name: "top", Value: analyze.DefaultTop, Usage: "keys and prefixes in each ranking", Action: inRange("top", 1, 10000)},
-			&cli.Int64Flag{Name: "sample-bytes", Value: listcodec.DefaultSampleBytes,
+			&cli.Int64Flag{Name: "sample-bytes", Value: v1.DefaultSampleBytes,
 				Usage: "node bytes sampled to train the what-if dictionary (as rdbz compress --sample-bytes; 0: no what-if)", Action: atLeast[int64]("sample-bytes", 0)},
 			&cli.BoolFlag{Name: "no-whatif", Usage: "skip the what-if (what rdbz compress would save; trains a dictionary)"},
 			&cli.StringFlag{Name: "prefix-sep", Value: analyze.DefaultPrefixSep, Usage: "characters that end a key prefix"},
@@ -60,12 +61,10 @@ func runAnalyze(c *cli.Context) error {
 	// An rdbz input is compressed already: its report says how much, and
 	// a what-if beside its decoding would pass 64 MiB.
 	if sb := c.Int64("sample-bytes"); sb > 0 && !c.Bool("no-whatif") && in.kind == listcodec.KindRDB {
-		co := listcodec.DefaultCompressOptions()
-		co.Train.SampleBytes = sb
-		co.Cap = c.Int("cap")
-		co.Keep = keep // a compress with the same filters
-		co.Phase = func(string) { prog.phase("training the what-if dictionary", noBytes) }
-		opt.WhatIf = &co
+		opt.WhatIf = &v1.CompressOptions{Train: v1.TrainOptions{SampleBytes: sb},
+			Phase: func(string) { prog.phase("training the what-if dictionary", noBytes) }}
+		opt.WhatIf.Cap = c.Int("cap")
+		opt.WhatIf.Keep = keep // a compress with the same filters
 		limitMemory(2*sb + whatIfHeadroom)
 	}
 	src, err := in.rdb(c.Context, decodeOptions(c))
@@ -73,7 +72,8 @@ func runAnalyze(c *cli.Context) error {
 		return err
 	}
 	if opt.WhatIf != nil {
-		opt.Format2 = listcodec.NewFormat2Estimate(c.Context, *opt.WhatIf)
+		// Format 2's estimate, with the what-if's cap and filters.
+		opt.Format2 = listcodec.NewFormat2Estimate(c.Context, listcodec.CompressOptions{Flow: listcodec.Flow(opt.WhatIf.Flow)})
 		src = opt.Format2.Tee(src)
 	}
 	prog.phase("reading", inputSize(path))
@@ -115,7 +115,7 @@ func analyzeRead(c *cli.Context) (rdbio.Options, func(*rdbio.Record) bool, error
 }
 
 // whatIfHeadroom is the heap allowed beyond the what-if's two samples:
-// training a dictionary on them (listcodec.BuildDict) holds up to about
+// training a dictionary on them (v1.BuildDict) holds up to about
 // 30 MiB (the d-mer hashes, tables and two encoders).
 const whatIfHeadroom = 40 << 20
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/analyze"
-	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/v1"
 )
 
 // printAnalysis writes the report for people: aligned tables, human sizes.
@@ -272,7 +272,7 @@ func printCompat(w io.Writer, verdicts []analyze.Compat) {
 }
 
 // printWhatIf writes the what-if section; secs is what it took.
-func printWhatIf(w io.Writer, wi *listcodec.WhatIfReport, secs float64) {
+func printWhatIf(w io.Writer, wi *v1.WhatIfReport, secs float64) {
 	how := "sampled: " + strconv.Itoa(wi.Sample.Nodes) + " nodes, " + size(wi.Sample.StoredBytes)
 	if wi.Exact {
 		how = "on every node"
@@ -373,7 +373,7 @@ func expireText(ms, ref int64) string {
 }
 
 // format1Bytes is what `compress --format 1` writes, by the what-if.
-func format1Bytes(wi *listcodec.WhatIfReport) int64 {
+func format1Bytes(wi *v1.WhatIfReport) int64 {
 	if wi.Format2 != nil {
 		return wi.Format1Bytes
 	}

@@ -3,19 +3,24 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/format2"
+	"github.com/rdbz/rdbz/listcodec/v1"
+	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 	"github.com/urfave/cli/v2"
 )
@@ -349,29 +354,84 @@ func TestAnalyzeErrors(t *testing.T) {
 	}
 }
 
-// TestCompressDefaultsMatchFlags: `rdbz compress --format 1` with no other
-// flags runs with the library's defaults (which the what-if uses too), and
-// with no flags at all with format 2's (level and block size: format2's).
+// TestCompressDefaultsMatchFlags: every default `rdbz compress --help`
+// shows is the library's for the formats the flag applies to (format 2's:
+// listcodec's and format2's; format 1's: package v1's), and a flag not
+// given sets nothing: with no flags, both formats' options are zero but
+// for the flow (whose flags, shared with decompress, pass their values),
+// so that each format's own defaults apply; a flag given lands in them.
 func TestCompressDefaultsMatchFlags(t *testing.T) {
-	var got listcodec.CompressOptions
 	cmd := compressCommand()
+	// The library's defaults of each flag that takes a value, format 2's
+	// first. Where they differ, the help's text gives each and no other
+	// number, in order; where they agree, the flag's value is theirs.
+	lib := map[string][]any{
+		"workers":      {listcodec.DefaultWorkers(), v1.DefaultWorkers()},
+		"cap":          {rdbio.DefaultCap},
+		"queue-bytes":  {v1.DefaultQueueBytes},
+		"level":        {format2.ZstdLevel(format2.LZFLevel), format2.ZstdLevel(format2.DefaultLevel), format2.ZstdLevel(v1.DefaultLevel)},
+		"min-saving":   {v1.DefaultMinSaving},
+		"dict-size":    {format2.DefaultDictSize, v1.DefaultDictSize},
+		"sample-bytes": {format2.DefaultSampleBytes, v1.DefaultSampleBytes},
+		"train-bytes":  {format2.DefaultTrainBytes, v1.DefaultTrainBytes},
+		"seed":         {format2.DefaultSeed, v1.DefaultSeed},
+		"tries":        {v1.DefaultTries},
+		"block-size":   {format2.ColumnsBlockSize, format2.DefaultBlockSize},
+	}
+	notLibrary := []string{"output", "dict", "format", "match", "exclude", "db", "type", "expired", "now"}
+	number, formatName := regexp.MustCompile(`[0-9.]+`), regexp.MustCompile(`format [0-9]+:`)
+	for _, f := range cmd.Flags {
+		d, ok := f.(cli.DocGenerationFlag)
+		name := f.Names()[0]
+		want, known := lib[name]
+		switch {
+		case !ok || !d.TakesValue() || slices.Contains(notLibrary, name):
+			continue
+		case !known:
+			t.Errorf("--%s: no library default to compare with", name)
+			continue
+		}
+		var texts []string
+		for _, v := range want {
+			texts = append(texts, fmt.Sprint(v))
+		}
+		if slices.Equal(texts, slices.Repeat(texts[:1], len(texts))) {
+			if got := d.GetValue(); got != texts[0] {
+				t.Errorf("--%s: value %s, the library's default %s", name, got, texts[0])
+			}
+			continue
+		}
+		if shown := number.FindAllString(formatName.ReplaceAllString(d.GetDefaultText(), ""), -1); !slices.Equal(shown, texts) {
+			t.Errorf("--%s: the help shows %q, not the library's defaults %s", name, d.GetDefaultText(), texts)
+		}
+	}
+
+	var got listcodec.CompressOptions
+	var got1 v1.CompressOptions
 	cmd.Action = func(c *cli.Context) error {
-		got = compressOptions(c)
+		got, got1 = compressOptions(c), compressOptions1(c)
 		return nil
 	}
 	app := &cli.App{Commands: []*cli.Command{cmd}}
-	if err := app.Run([]string{"rdbz", "compress", "--format", "1", "in.rdb"}); err != nil {
-		t.Fatal(err)
-	}
-	want := listcodec.DefaultCompressOptions() // BlockSize 0: format 2's own, by its kind of blocks
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("flags give\n%+v\nlibrary defaults are\n%+v", got, want)
-	}
 	if err := app.Run([]string{"rdbz", "compress", "in.rdb"}); err != nil {
 		t.Fatal(err)
 	}
-	want.Format2, want.Level, want.Train.TrainBytes = true, 0, format2.DefaultTrainBytes
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("flags give\n%+v\nformat 2 defaults are\n%+v", got, want)
+	flow := listcodec.Flow{Options: rdbio.Options{Cap: rdbio.DefaultCap}, Workers: listcodec.DefaultWorkers(), QueueBytes: v1.DefaultQueueBytes}
+	if want := (listcodec.CompressOptions{Flow: flow}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("no flags give\n%+v\nwant\n%+v", got, want)
+	}
+	if want := (v1.CompressOptions{Flow: v1.Flow(flow)}); !reflect.DeepEqual(got1, want) {
+		t.Fatalf("no flags give, for format 1,\n%+v\nwant\n%+v", got1, want)
+	}
+	if err := app.Run([]string{"rdbz", "compress", "--level", "3", "--dict-size", "40000", "--sample-bytes", "5000", "--train-bytes", "6000",
+		"--seed", "0", "--tries", "2", "--min-saving", "0", "--block-size", "200000", "in.rdb"}); err != nil {
+		t.Fatal(err)
+	}
+	seed := int64(0)
+	want := listcodec.CompressOptions{Flow: flow, Level: zstd.SpeedDefault, BlockSize: 200000, DictSize: 40000, SampleBytes: 5000, TrainBytes: 6000}
+	want1 := v1.CompressOptions{Flow: v1.Flow(flow), Level: zstd.SpeedDefault, MinSaving: v1.NoMinSaving,
+		Train: v1.TrainOptions{DictSize: 40000, SampleBytes: 5000, TrainBytes: 6000, Seed: &seed, Tries: 2}}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(got1, want1) {
+		t.Fatalf("flags give\n%+v\n%+v\nwant\n%+v\n%+v", got, got1, want, want1)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rdbz/rdbz/listcodec/block"
 	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/rdbz/rdbz/listcodec/node"
+	"github.com/rdbz/rdbz/listcodec/v1"
 	"github.com/urfave/cli/v2"
 )
 
@@ -20,11 +21,10 @@ import (
 const compressHeadroom = 24 << 20
 
 func flowFlags() []cli.Flag {
-	d := listcodec.DefaultFlow()
 	return append(outputFlags(),
-		&cli.IntFlag{Name: "workers", Aliases: []string{"T"}, Value: d.Workers, DefaultText: "one per CPU", Usage: "worker goroutines: format 2 blocks (de)compressed at once, format 1 list nodes (0: one per CPU)", Action: inRange("workers", 0, 1024)},
+		&cli.IntFlag{Name: "workers", Aliases: []string{"T"}, Value: listcodec.DefaultWorkers(), DefaultText: "one per CPU", Usage: "worker goroutines: format 2 blocks (de)compressed at once, format 1 list nodes (0: one per CPU)", Action: inRange("workers", 0, 1024)},
 		capFlag(),
-		&cli.Int64Flag{Name: "queue-bytes", Value: d.QueueBytes, Usage: "bytes in flight between reader, workers and writer", Action: atLeast[int64]("queue-bytes", 64<<10)},
+		&cli.Int64Flag{Name: "queue-bytes", Value: v1.DefaultQueueBytes, Usage: "bytes in flight between reader, workers and writer", Action: atLeast[int64]("queue-bytes", 64<<10)},
 		&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept an input whose CRC64 does not match"},
 	)
 }
@@ -41,7 +41,6 @@ func flowFrom(c *cli.Context) listcodec.Flow {
 }
 
 func compressCommand() *cli.Command {
-	d := listcodec.DefaultCompressOptions()
 	cmd := &cli.Command{
 		Name:      "compress",
 		Usage:     "compress a dump: every record in zstd blocks with a dictionary trained on the dump (format 2; --format 1: list nodes only)",
@@ -51,14 +50,16 @@ func compressCommand() *cli.Command {
 		Flags: append(append(flowFlags(), rmFlags()...),
 			&cli.StringFlag{Name: "dict", Usage: "zstd dictionary `FILE` (rdbz train or zstd --train) for format 2.1's zstd blocks, or format 1's nodes (format 2.2's column segments take none)"},
 			&cli.BoolFlag{Name: "no-embed", Usage: "with --dict: store only its ID (AUX rdbz-dict-id), not the dictionary"},
-			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(d.Level), DefaultText: "format 2: 3 for a dump saved with rdbcompression yes, else 7; format 1: 1", Usage: "zstd level, or -N as zstd's: 1 fastest, 3 (2-5), 7 better (6-10), 11 best (11-22: slow; one worker and, in format 2, no dictionary, to stay within 64 MiB)", Action: inRange("level", 1, 22)},
-			&cli.Float64Flag{Name: "min-saving", Value: d.MinSaving, Usage: "share of a node's stored size compression must save", Action: inRange("min-saving", 0, 0.99)},
+			&cli.IntFlag{Name: "level", DefaultText: fmt.Sprintf("format 2: %d for a dump saved with rdbcompression yes, else %d; format 1: %d",
+				format2.ZstdLevel(format2.LZFLevel), format2.ZstdLevel(format2.DefaultLevel), format2.ZstdLevel(v1.DefaultLevel)),
+				Usage: "zstd level, or -N as zstd's: 1 fastest, 3 (2-5), 7 better (6-10), 11 best (11-22: slow; one worker and, in format 2, no dictionary, to stay within 64 MiB)", Action: inRange("level", 1, 22)},
+			&cli.Float64Flag{Name: "min-saving", Value: v1.DefaultMinSaving, Usage: "share of a node's stored size compression must save", Action: inRange("min-saving", 0, 0.99)},
 			&cli.BoolFlag{Name: "verify", Usage: "decode each compressed node and compare before writing it"},
-			&cli.IntFlag{Name: "dict-size", Value: d.Train.DictSize, DefaultText: "format 2: 32768; format 1: 65536", Usage: "largest size of a trained dictionary (at most a tenth of the data)", Action: dictSizeRange},
-			&cli.Int64Flag{Name: "sample-bytes", Value: d.Train.SampleBytes, Usage: "bytes sampled to train on (format 2: of the held records; format 1: list nodes, over a file or the held nodes of a stream)", Action: atLeast[int64]("sample-bytes", 1)},
-			&cli.Int64Flag{Name: "train-bytes", Value: d.Train.TrainBytes, DefaultText: "format 2: 8388608, from a file or a stream; format 1: 12582912, on a stream", Usage: "bytes held to train on before compressing", Action: atLeast[int64]("train-bytes", 1)},
-			&cli.Int64Flag{Name: "seed", Value: listcodec.DefaultSeed, Usage: "training seed"},
-			&cli.IntFlag{Name: "tries", Value: d.Train.Tries, Usage: "shuffle seeds tried in training (as rdbz train --tries)", Action: inRange("tries", 1, 100)},
+			&cli.IntFlag{Name: "dict-size", DefaultText: fmt.Sprintf("format 2: %d; format 1: %d", format2.DefaultDictSize, v1.DefaultDictSize), Usage: "largest size of a trained dictionary (at most a tenth of the data)", Action: dictSizeRange},
+			&cli.Int64Flag{Name: "sample-bytes", Value: format2.DefaultSampleBytes, Usage: "bytes sampled to train on (format 2: of the held records; format 1: list nodes, over a file or the held nodes of a stream)", Action: atLeast[int64]("sample-bytes", 1)},
+			&cli.Int64Flag{Name: "train-bytes", DefaultText: fmt.Sprintf("format 2: %d, from a file or a stream; format 1: %d, on a stream", format2.DefaultTrainBytes, v1.DefaultTrainBytes), Usage: "bytes held to train on before compressing", Action: atLeast[int64]("train-bytes", 1)},
+			&cli.Int64Flag{Name: "seed", Value: format2.DefaultSeed, Usage: "training seed"},
+			&cli.IntFlag{Name: "tries", Value: v1.DefaultTries, Usage: "shuffle seeds tried in training (as rdbz train --tries)", Action: inRange("tries", 1, 100)},
 			&cli.BoolFlag{Name: "stream", Usage: "format 1: train from the first nodes even when IN is a file (format 2 always does)"},
 			&cli.IntFlag{Name: "format", Value: 2, Usage: "2: every record, by role in column segments (2.2; with --dict: zstd blocks, 2.1); 1: list nodes only (for rdbz releases before format 2)", Action: inRange("format", 1, 2)},
 			&cli.IntFlag{Name: "block-size", Value: format2.ColumnsBlockSize, DefaultText: fmt.Sprintf("%d; %d with --dict", format2.ColumnsBlockSize, format2.DefaultBlockSize), Usage: "format 2: the most bytes of records in one block", Action: inRange("block-size", block.MinBlockSize, block.MaxBlockSize)},
@@ -69,37 +70,77 @@ func compressCommand() *cli.Command {
 	return cmd
 }
 
-// compressOptions reads the compress flags (whose defaults are the
-// library's) into options.
+// given sets *dst from the flag name when the command line gives it, and
+// leaves it alone otherwise: a zero field takes the library's default.
+func given[T any](c *cli.Context, name string, dst *T, value func(name string) T) {
+	if c.IsSet(name) {
+		*dst = value(name)
+	}
+}
+
+// levelFlag reads --level (zstd's numbers) as an encoder level.
+func levelFlag(c *cli.Context) func(string) zstd.EncoderLevel {
+	return func(name string) zstd.EncoderLevel { return zstd.EncoderLevelFromZstd(c.Int(name)) }
+}
+
+// compressOptions reads the flags of format 2, compress's default, into
+// listcodec's options: a field only from a flag given, so that format 2's
+// defaults fill the rest.
 func compressOptions(c *cli.Context) listcodec.CompressOptions {
-	opt := listcodec.DefaultCompressOptions()
-	opt.Flow, opt.NoEmbed, opt.Level = flowFrom(c), c.Bool("no-embed"), zstd.EncoderLevelFromZstd(c.Int("level"))
-	opt.MinSaving, opt.Verify = c.Float64("min-saving"), c.Bool("verify")
-	if opt.MinSaving == 0 {
-		opt.MinSaving = listcodec.NoMinSaving // --min-saving 0: any saving
-	}
-	t := &opt.Train
-	t.DictSize, t.SampleBytes, t.TrainBytes = c.Int("dict-size"), c.Int64("sample-bytes"), c.Int64("train-bytes")
-	seed := c.Int64("seed")
-	t.Seed, t.Tries, t.Stream = &seed, c.Int("tries"), c.Bool("stream")
-	opt.Format2 = c.Int("format") == 2
-	if c.IsSet("block-size") {
-		opt.BlockSize = c.Int("block-size") // else format 2's default for its blocks
-	}
-	if opt.Format2 && !c.IsSet("dict-size") {
-		t.DictSize = listcodec.DefaultDictSize // format 2 takes its own default
-	}
-	if opt.Format2 && !c.IsSet("train-bytes") {
-		t.TrainBytes = format2.DefaultTrainBytes // format 2 takes its own default
-	}
-	if opt.Format2 && !c.IsSet("level") {
-		opt.Level = 0 // format2.DefaultLevel
-	}
+	opt := listcodec.CompressOptions{Flow: flowFrom(c)}
+	given(c, "level", &opt.Level, levelFlag(c))
+	given(c, "block-size", &opt.BlockSize, c.Int)
+	given(c, "dict-size", &opt.DictSize, c.Int)
+	given(c, "sample-bytes", &opt.SampleBytes, c.Int64)
+	given(c, "train-bytes", &opt.TrainBytes, c.Int64)
+	given(c, "seed", &opt.Seed, c.Int64)
 	return opt
 }
 
+// compressOptions1 reads the flags of --format 1 into package v1's
+// options, as compressOptions does.
+func compressOptions1(c *cli.Context) v1.CompressOptions {
+	opt := v1.CompressOptions{Flow: v1.Flow(flowFrom(c)), NoEmbed: c.Bool("no-embed"), Verify: c.Bool("verify")}
+	given(c, "level", &opt.Level, levelFlag(c))
+	given(c, "min-saving", &opt.MinSaving, func(name string) float64 {
+		if v := c.Float64(name); v > 0 {
+			return v
+		}
+		return v1.NoMinSaving // --min-saving 0: any saving
+	})
+	t := &opt.Train
+	given(c, "dict-size", &t.DictSize, c.Int)
+	given(c, "sample-bytes", &t.SampleBytes, c.Int64)
+	given(c, "train-bytes", &t.TrainBytes, c.Int64)
+	given(c, "seed", &t.Seed, func(name string) *int64 { seed := c.Int64(name); return &seed })
+	given(c, "tries", &t.Tries, c.Int)
+	t.Stream = c.Bool("stream")
+	return opt
+}
+
+// compressMemory is the heap compress allows itself: the training sample
+// (and, on a stream, the records held), the trainer's tables, and the
+// queue. Format 2 holds its T the same way from a file and a stream, with
+// the limit of a file: the stream's larger one let the heap grow to 65.5
+// MiB of RSS on the 197 MB lists-events dump (56.9 from the file).
+func compressMemory(c *cli.Context, opt1 *v1.CompressOptions) int64 {
+	held, queue := c.Int64("sample-bytes"), c.Int64("queue-bytes")
+	if opt1 != nil {
+		o := opt1.WithDefaults()
+		held, queue = o.Train.SampleBytes, o.QueueBytes
+		if o.Train.Stream || c.NArg() == 0 || c.Args().First() == "-" {
+			held += o.Train.TrainBytes
+		}
+	}
+	return held + queue + compressHeadroom
+}
+
 func runCompress(c *cli.Context) error {
-	opt := compressOptions(c)
+	var opt1 *v1.CompressOptions // --format 1
+	if c.Int("format") == 1 {
+		o := compressOptions1(c)
+		opt1 = &o
+	}
 	keep, err := keyFilter(c)
 	if err != nil {
 		return err
@@ -107,53 +148,55 @@ func runCompress(c *cli.Context) error {
 	if keep != nil && c.Bool("rm") {
 		return usagef("--rm with filters: the output lacks the keys they leave out; remove IN yourself")
 	}
-	opt.Keep = keep
-	// The heap holds the training sample (and, on a stream, the held
-	// records), the trainer's tables, and the queue. Format 2 holds its
-	// T the same way from a file and a stream, with the limit of a file:
-	// the stream's larger one let the heap grow to 65.5 MiB of RSS on the
-	// 197 MB lists-events dump (56.9 from the file).
-	held := opt.Train.SampleBytes
-	if !opt.Format2 && (opt.Train.Stream || c.NArg() == 0 || c.Args().First() == "-") {
-		held += opt.Train.TrainBytes
-	}
-	limitMemory(held + opt.QueueBytes + compressHeadroom)
+	limitMemory(compressMemory(c, opt1))
+	var dict *node.Dict
 	if p := c.String("dict"); p != "" {
-		d, err := node.ReadDictFile(p)
-		if err != nil {
+		if dict, err = node.ReadDictFile(p); err != nil {
 			return err
 		}
-		opt.Dict = d
-	} else if opt.NoEmbed {
+	} else if c.Bool("no-embed") {
 		return fmt.Errorf("--no-embed needs --dict")
 	}
-	if opt.NoEmbed && opt.Format2 {
+	if c.Bool("no-embed") && opt1 == nil {
 		return &usageError{fmt.Errorf("--no-embed needs --format 1: a format-2 header embeds its dictionary")}
 	}
 	return transcode(c, compressedName, "", func(w io.Writer, src *source, prog *progress) (summary, error) {
 		if src.kind != listcodec.KindRDB {
-			return summary{}, fmt.Errorf("%w (%s): decompress it first, or keep it as it is", listcodec.ErrAlreadyCompressed, src.kind)
-		}
-		var r io.Reader = src.r
-		if f, ok := src.file.(*os.File); ok && !opt.Format2 && inputSize(src.path) > 0 {
-			// Format 1 trains on a sample of the whole file, in a pass of
-			// its own, when given the file itself (from its start).
-			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				return summary{}, err
-			}
-			r = f
+			return summary{}, fmt.Errorf("%w (%s): decompress it first, or keep it as it is", v1.ErrAlreadyCompressed, src.kind)
 		}
 		size := inputSize(c.Args().First())
-		opt.Phase = func(name string) {
+		phase := func(name string) {
 			if name == "training" {
 				prog.phase(name, noBytes)
 			} else {
 				prog.phase(name, size)
 			}
 		}
-		st, err := listcodec.CompressContext(c.Context, w, r, opt)
-		return transcodeSummary("compress", src.path, src.out, st, filterNote(keep, st.Keys, st.LeftOut)), err
+		if opt1 != nil {
+			opt1.Keep, opt1.Dict, opt1.Phase = keep, dict, phase
+			return compress1(c, w, src, *opt1)
+		}
+		opt := compressOptions(c)
+		opt.Keep, opt.Dict, opt.Phase = keep, dict, phase
+		st, err := listcodec.CompressContext(c.Context, w, src.r, opt)
+		return transcodeSummary("compress", src.path, src.out, st, filterNote(keep, st.Format2.T.Keys, st.Format2.T.LeftOut)), err
 	})
+}
+
+// compress1 is compress --format 1 (package v1), which trains on a sample
+// of the whole file, in a pass of its own, when given the file itself
+// (from its start).
+func compress1(c *cli.Context, w io.Writer, src *source, opt v1.CompressOptions) (summary, error) {
+	var r io.Reader = src.r
+	if f, ok := src.file.(*os.File); ok && inputSize(src.path) > 0 {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return summary{}, err
+		}
+		r = f
+	}
+	st, err := v1.CompressContext(c.Context, w, r, opt)
+	sum := &listcodec.Stats{BytesIn: st.BytesIn, BytesOut: st.BytesOut, Elapsed: st.Elapsed, InputEnvelope: st.InputEnvelope, Format1: st}
+	return transcodeSummary("compress", src.path, src.out, sum, filterNote(opt.Keep, st.Keys, st.LeftOut)), err
 }
 
 // errNotRdbz: decompress of an input that is not an rdbz file, refused as

@@ -9,7 +9,7 @@
 // RDB an rdbz file holds, checked to its end). The RDB grammar is rdbio;
 // the rdbz formats, compress and decompress are listcodec (format 2 in
 // listcodec/format2, its container in listcodec/block, its column
-// segments in listcodec/columns, format 1 at listcodec's root); the
+// segments in listcodec/columns, format 1 in listcodec/v1); the
 // dictionary trainer is train; the tools above both libraries are under
 // cmd/rdbz/internal (analyze, convert, export, reshape, splitmerge, verify,
 // ...).

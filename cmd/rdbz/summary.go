@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/format2"
+	"github.com/rdbz/rdbz/listcodec/v1"
 )
 
 // summary is what a command prints at its end: one short line as zstd's
@@ -33,12 +35,12 @@ func detailLine(verb string, s *listcodec.Stats) string {
 	if f := s.Format2; f != nil {
 		line := fmt.Sprintf("%s: %d -> %d bytes (%.3fx), format 2; T %d bytes, %d records, %d LZF strings decoded (%d -> %d bytes), %d kept (not reproducible), %d over cap; %d blocks at level %d, index %d bytes",
 			verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), f.T.TBytes, f.T.Records, f.T.Decoded, f.T.LZFBytes, f.T.DecBytes,
-			f.T.Unfaithful, f.T.OverCap, f.Block.Blocks, listcodec.ZstdLevel(f.Level), f.Block.IndexBytes)
+			f.T.Unfaithful, f.T.OverCap, f.Block.Blocks, format2.ZstdLevel(f.Level), f.Block.IndexBytes)
 		if s.DictID != 0 {
 			line += fmt.Sprintf("; dictionary %d (%d bytes)", s.DictID, s.DictBytes)
 		}
-		if s.Note != "" {
-			line += "; " + s.Note
+		if f.Note != "" {
+			line += "; " + f.Note
 		}
 		return line + envelopeNote(verb, s) + fmt.Sprintf("; %.2fs, %.1f MB/s", secs, mbs)
 	}
@@ -46,17 +48,21 @@ func detailLine(verb string, s *listcodec.Stats) string {
 		return fmt.Sprintf("%s: %d -> %d bytes (%.3fx), format 2; T %d bytes; %.2fs, %.1f MB/s",
 			verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), f.TBytes, secs, float64(s.BytesOut)/1e6/max(secs, 1e-9))
 	}
+	f := s.Format1 // format 1's pipeline: compress --format 1, decompress of a format-1 file or an RDB
+	if f == nil {
+		f = &v1.Stats{} // it failed before it started
+	}
 	line := fmt.Sprintf("%s: %d -> %d bytes (%.3fx), format 1; list nodes %d -> %d bytes; nodes %d: %d re-encoded, %d kept, %d over cap",
-		verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), s.NodeBytesIn, s.NodeBytesOut,
-		s.Nodes, s.Changed, s.Kept, s.Big)
-	if s.Unfaithful > 0 {
-		line += fmt.Sprintf(" (%d LZF nodes not reproducible, kept)", s.Unfaithful)
+		verb, s.BytesIn, s.BytesOut, ratio(s.BytesIn, s.BytesOut), f.NodeBytesIn, f.NodeBytesOut,
+		f.Nodes, f.Changed, f.Kept, f.Big)
+	if f.Unfaithful > 0 {
+		line += fmt.Sprintf(" (%d LZF nodes not reproducible, kept)", f.Unfaithful)
 	}
-	if s.DictID != 0 {
-		line += fmt.Sprintf("; dictionary %d (%d bytes)", s.DictID, s.DictBytes)
+	if f.DictID != 0 {
+		line += fmt.Sprintf("; dictionary %d (%d bytes)", f.DictID, f.DictBytes)
 	}
-	if s.Note != "" {
-		line += "; " + s.Note
+	if f.Note != "" {
+		line += "; " + f.Note
 	}
 	return line + envelopeNote(verb, s) + fmt.Sprintf("; %.2fs, %.1f MB/s", secs, mbs)
 }

@@ -11,13 +11,15 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/outfile"
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/rdbz/rdbz/listcodec/node"
+	"github.com/rdbz/rdbz/listcodec/v1"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/urfave/cli/v2"
 )
 
 func trainCommand() *cli.Command {
-	d := listcodec.DefaultTrainOptions()
+	d := v1.DefaultTrainOptions()
 	return &cli.Command{
 		Name:      "train",
 		Usage:     "train a zstd dictionary from the list nodes of RDB files (as compress --format 1 does; format 2 trains on whole records itself)",
@@ -27,9 +29,9 @@ func trainCommand() *cli.Command {
 		Flags: append(outputFlags(),
 			&cli.IntFlag{Name: "dict-size", Value: d.DictSize, Usage: "largest dictionary size in bytes (at most a tenth of the list data)", Action: dictSizeRange},
 			&cli.Int64Flag{Name: "sample-bytes", Value: d.SampleBytes, Usage: "node bytes sampled (uniformly over files; the first ones from stdin)", Action: atLeast[int64]("sample-bytes", 1)},
-			&cli.Int64Flag{Name: "seed", Value: listcodec.DefaultSeed, Usage: "same input and seed, same dictionary"},
+			&cli.Int64Flag{Name: "seed", Value: v1.DefaultSeed, Usage: "same input and seed, same dictionary"},
 			&cli.UintFlag{Name: "dict-id", Usage: "dictionary ID, 32768-65535, or 0", DefaultText: "0, derived from the seed", Action: dictIDRange},
-			&cli.IntFlag{Name: "level", Value: listcodec.ZstdLevel(listcodec.DefaultLevel), Usage: "zstd level the dictionary is tuned for", Action: inRange("level", 1, 22)},
+			&cli.IntFlag{Name: "level", Value: format2.ZstdLevel(v1.DefaultLevel), Usage: "zstd level the dictionary is tuned for", Action: inRange("level", 1, 22)},
 			&cli.IntFlag{Name: "tries", Value: d.Tries, Usage: "shuffle seeds tried; the dictionary with which the sample costs least is kept", Action: inRange("tries", 1, 100)},
 			&cli.BoolFlag{Name: "held-out", Usage: "also train on nine tenths of the sample and report on the other tenth (a second training)"},
 			&cli.StringFlag{Name: "dump-samples", Usage: "also write each sampled node to a file in this `FOLDER` (for zstd --train)"},
@@ -59,12 +61,12 @@ func runTrain(c *cli.Context) error {
 		return err
 	}
 	start := time.Now()
-	opt := listcodec.DefaultTrainOptions()
+	opt := v1.DefaultTrainOptions()
 	opt.DictSize, opt.SampleBytes = c.Int("dict-size"), c.Int64("sample-bytes")
 	limitMemory(opt.SampleBytes + trainHeadroom)
 	seed := c.Int64("seed")
 	opt.Seed, opt.Tries, opt.ID = &seed, c.Int("tries"), uint32(c.Uint("dict-id"))
-	s := listcodec.NewNodeSampler(opt)
+	s := v1.NewNodeSampler(opt)
 	prog := newProgress(c, "train")
 	defer prog.done()
 	prog.phase("sampling", totalSize(paths))
@@ -114,7 +116,7 @@ func runTrain(c *cli.Context) error {
 
 // sampleInput adds the list nodes of one input to s: all of a file, or
 // from stdin only until the sample is full.
-func sampleInput(ctx context.Context, path string, s *listcodec.NodeSampler, capBytes int, prog *progress) error {
+func sampleInput(ctx context.Context, path string, s *v1.NodeSampler, capBytes int, prog *progress) error {
 	src, err := openSource(path, prog.reader)
 	if err != nil {
 		return err
@@ -136,7 +138,7 @@ func sampleInput(ctx context.Context, path string, s *listcodec.NodeSampler, cap
 // dumpSamples writes each sample to DIR/node-NNNNNN. A file there is
 // replaced; a symbolic link (or anything but a regular file) is not
 // followed but refused.
-func dumpSamples(dir string, samples []listcodec.NodeSample) error {
+func dumpSamples(dir string, samples []v1.NodeSample) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -183,8 +185,8 @@ func writeFile(path string, opt outfile.Options, b []byte) error {
 	return out.commit()
 }
 
-func reportTrain(what string, evalSet []listcodec.NodeSample, dict *node.Dict, level zstd.EncoderLevel) error {
-	st, err := listcodec.EvaluateDict(dict, evalSet, level)
+func reportTrain(what string, evalSet []v1.NodeSample, dict *node.Dict, level zstd.EncoderLevel) error {
+	st, err := v1.EvaluateDict(dict, evalSet, level)
 	if err != nil {
 		return err
 	}

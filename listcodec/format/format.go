@@ -1,6 +1,6 @@
 // Package format holds the constants of the rdbz format (FORMAT.md): the
 // names of its AUX fields and its versions, for the packages that write,
-// read, recognise or report rdbz files (listcodec, rdbio/analyze,
+// read, recognise or report rdbz files (listcodec/v1, listcodec, rdbio/analyze,
 // rdbio/convert). The 0xC4 node string encoding itself is a string
 // encoding, rdbio's (rdbio.EncodingZstd, rdbio.ZstdFlagLZF).
 package format

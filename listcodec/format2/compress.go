@@ -77,6 +77,8 @@ const (
 	// SampleChunk: a sample is one record, a record over it cut in pieces
 	// of this size.
 	SampleChunk = 4 << 10
+	// DefaultSeed makes training reproducible.
+	DefaultSeed = 1
 )
 
 // Options configure Compress. Zero fields take the defaults.
@@ -133,7 +135,7 @@ func (o Options) withDefaults() Options {
 		o.IndexShare = DefaultIndexShare
 	}
 	if o.Seed == 0 {
-		o.Seed = 1
+		o.Seed = DefaultSeed
 	}
 	return o
 }
@@ -178,6 +180,41 @@ func Estimate(ctx context.Context, dst io.Writer, src io.Reader, every int, opt 
 		}
 	}
 	return st, err
+}
+
+// Prediction is what an Estimate predicts, as `rdbz analyze` reports it.
+type Prediction struct {
+	// Bytes is the predicted output; SampledT how much of the dump's T
+	// (its records, LZF strings decoded) of TBytes was compressed to
+	// predict it (Exact: all of it, Bytes is what compress writes).
+	Bytes     int64 `json:"bytes"`
+	SampledT  int64 `json:"sampled_t_bytes"`
+	TBytes    int64 `json:"t_bytes"`
+	Exact     bool  `json:"exact"`
+	Level     int   `json:"level"`
+	DictBytes int   `json:"dict_bytes"`
+}
+
+// Prediction is an Estimate's stats as a Prediction.
+func (st *Stats) Prediction() *Prediction {
+	return &Prediction{Bytes: st.BytesOut, SampledT: st.Sampled, TBytes: st.T.TBytes,
+		Exact: st.Sampled >= st.T.TBytes, Level: ZstdLevel(st.Level), DictBytes: st.DictBytes}
+}
+
+// ZstdLevel is the zstd command-line level of an encoder level (the
+// inverse of zstd.EncoderLevelFromZstd on the levels it returns).
+func ZstdLevel(l zstd.EncoderLevel) int {
+	switch l {
+	case zstd.SpeedFastest:
+		return 1
+	case zstd.SpeedDefault:
+		return 3
+	case zstd.SpeedBetterCompression:
+		return 7
+	case zstd.SpeedBestCompression:
+		return 11
+	}
+	return int(l)
 }
 
 // ErrDict reports a dictionary that cannot be used.

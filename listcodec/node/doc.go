@@ -5,7 +5,7 @@
 // what a frame and a dictionary must be.
 //
 // It knows nothing of RDB files: the pipeline that finds nodes in a file and
-// writes them back is listcodec's, the grammar rdbio's (LZF nodes included).
+// writes them back is listcodec/v1's, the grammar rdbio's (LZF nodes included).
 package node
 
 import "errors"

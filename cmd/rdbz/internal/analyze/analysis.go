@@ -1,6 +1,6 @@
 package analyze
 
-import "github.com/rdbz/rdbz/listcodec"
+import "github.com/rdbz/rdbz/listcodec/v1"
 
 // Analysis is what Analyze finds in a file: everything Summarize counts
 // (embedded, so that its JSON holds the fields of `rdbz info --json`) and
@@ -20,7 +20,7 @@ type Analysis struct {
 	Compat []Compat  `json:"compat"`
 	// WhatIf is what `rdbz compress` would write (Options.WhatIf); nil
 	// when not asked for, or when the pass failed.
-	WhatIf *listcodec.WhatIfReport `json:"whatif"`
+	WhatIf *v1.WhatIfReport `json:"whatif"`
 	// WhatIfSeconds is what the what-if took beyond the pass (training,
 	// the second sample's compression).
 	WhatIfSeconds float64 `json:"whatif_seconds"`

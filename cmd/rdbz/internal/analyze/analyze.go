@@ -9,6 +9,8 @@ import (
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/format2"
+	"github.com/rdbz/rdbz/listcodec/v1"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -34,11 +36,11 @@ type Options struct {
 	// every key.
 	Keep func(*rdbio.Record) bool
 	// WhatIf, when set, also predicts from the same pass what `rdbz
-	// compress` run with these options would write (listcodec.WhatIf;
+	// compress --format 1` run with these options would write (v1.WhatIf;
 	// zero fields take Compress's defaults): Analysis.WhatIf. For the
 	// prediction to hold, the reader captures with WhatIf's Cap, as
 	// Compress does (0 for both: rdbio.DefaultCap). nil: no prediction.
-	WhatIf *listcodec.CompressOptions
+	WhatIf *v1.CompressOptions
 	// Format2, with WhatIf, predicts format 2's output too (its Tee must
 	// be the reader r reads); Analyze waits for it and closes it.
 	Format2 *listcodec.Format2Estimate
@@ -115,7 +117,7 @@ func analyze(r *rdbio.Filter, opt Options, key func(*KeyRow) error) (*Analysis, 
 	a.topM = topKeys{n: opt.Top, by: func(k *KeyInfo) int64 { return k.Memory }}
 	a.visit = a.vm.add
 	if opt.WhatIf != nil {
-		a.whatIf = listcodec.NewWhatIf(*opt.WhatIf)
+		a.whatIf = v1.NewWhatIf(*opt.WhatIf)
 	}
 	s := &res.Summary
 	err := s.finish(r, a.scan())
@@ -128,14 +130,14 @@ func analyze(r *rdbio.Filter, opt Options, key func(*KeyRow) error) (*Analysis, 
 		start := time.Now()
 		// Format 2's estimate first: the two trainings must not hold their
 		// memory at once.
-		var p *listcodec.Format2Prediction
+		var p *format2.Prediction
 		if opt.Format2 != nil && !res.Rdbz.Compressed {
 			p, err = opt.Format2.Result()
 		}
 		if err == nil {
 			// The file a filtered compress would read: less what the
 			// filter left out.
-			res.WhatIf, err = a.whatIf.Estimate(listcodec.EstimateInput{Bytes: res.Bytes + res.TrailingBytes - r.Filtered().Bytes,
+			res.WhatIf, err = a.whatIf.Estimate(v1.EstimateInput{Bytes: res.Bytes + res.TrailingBytes - r.Filtered().Bytes,
 				Compressed: res.Rdbz.Compressed, ChecksumDisabled: res.Checksum == rdbio.ChecksumDisabled})
 		}
 		if err == nil && p != nil {
@@ -202,7 +204,7 @@ type analyzer struct {
 	topM     topKeys
 	row      KeyRow
 	keyRow   func(*KeyRow) error // sees row; nil: no rows
-	whatIf   *listcodec.WhatIf   // fed every list node; nil: no what-if
+	whatIf   *v1.WhatIf          // fed every list node; nil: no what-if
 	prefixes *prefixTree
 	compat   *compatCollector
 	ttl      [6]TTLBucket

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
-	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/format"
 	"github.com/rdbz/rdbz/listcodec/node"
+	"github.com/rdbz/rdbz/listcodec/v1"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
@@ -267,7 +267,7 @@ func rdbzFile(t *testing.T) string {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if _, err := listcodec.Compress(&out, f, listcodec.CompressOptions{Dict: d}); err != nil {
+	if _, err := v1.Compress(&out, f, v1.CompressOptions{Dict: d}); err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(t.TempDir(), "small.rdbz.rdb")

@@ -8,8 +8,9 @@
 // refuse (duplicate keys, damaged blobs) and whether each server of
 // rdbio/servers' table would load the file: what `rdbz analyze` prints.
 // With Options.Keys it writes a CSV row per key; with Options.WhatIf it
-// also predicts, from the same pass, what `rdbz compress` would write
-// (listcodec's WhatIf, which runs Compress's own sampler and rules).
+// also predicts, from the same pass, what `rdbz compress --format 1` would
+// write (listcodec/v1's WhatIf, which runs its Compress's own sampler and
+// rules), and with Options.Format2 what `rdbz compress` would.
 //
 // The memory estimate is this package's own model of how Redis 7.0 holds
 // each value after loading (memory.go, valuemem.go, listmem.go,

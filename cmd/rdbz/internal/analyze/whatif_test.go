@@ -5,16 +5,16 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/v1"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
-// cliDefaults are the options `rdbz compress` runs with by default
-// (cmd/rdbz reads them from its flags; its test compares the binaries).
-func cliDefaults() listcodec.CompressOptions { return listcodec.DefaultCompressOptions() }
+// cliDefaults are the options `rdbz compress --format 1` runs with by
+// default (cmd/rdbz reads them from its flags; its test compares them).
+func cliDefaults() v1.CompressOptions { return v1.DefaultCompressOptions() }
 
 // whatIf analyzes path with Options.WhatIf.
-func whatIf(t *testing.T, path string, opt listcodec.CompressOptions) (*listcodec.WhatIfReport, *Analysis) {
+func whatIf(t *testing.T, path string, opt v1.CompressOptions) (*v1.WhatIfReport, *Analysis) {
 	t.Helper()
 	a, err := Analyze(openReader(t, path), Options{WhatIf: &opt})
 	if err != nil {
@@ -56,7 +56,7 @@ func TestWhatIfMatchesCompress(t *testing.T) {
 			}
 			defer f.Close()
 			var out countWriter
-			st, err := listcodec.Compress(&out, f, opt)
+			st, err := v1.Compress(&out, f, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,8 +100,8 @@ func TestWhatIfVariants(t *testing.T) {
 // TestWhatIfCompressedInput: an rdbz-compressed input is predicted as
 // refused (unchanged).
 func TestWhatIfCompressedInput(t *testing.T) {
-	w := listcodec.NewWhatIf(cliDefaults())
-	rep, err := w.Estimate(listcodec.EstimateInput{Bytes: 1234, Compressed: true})
+	w := v1.NewWhatIf(cliDefaults())
+	rep, err := w.Estimate(v1.EstimateInput{Bytes: 1234, Compressed: true})
 	if err != nil {
 		t.Fatal(err)
 	}

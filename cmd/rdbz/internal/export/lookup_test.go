@@ -95,9 +95,7 @@ func openIndexed(t *testing.T, path string) *lookup.File {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { out.Close() })
-	opt := listcodec.DefaultCompressOptions()
-	opt.Format2 = true
-	if _, err := listcodec.Compress(out, in, opt); err != nil {
+	if _, err := listcodec.Compress(out, in, listcodec.CompressOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	fi, err := out.Stat()

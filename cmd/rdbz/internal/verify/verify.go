@@ -22,6 +22,7 @@ import (
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/node"
+	"github.com/rdbz/rdbz/listcodec/v1"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
@@ -36,7 +37,7 @@ type Options struct {
 	// Flow configures the decompression of each input: Workers per input
 	// (0: half of listcodec.DefaultWorkers, at least 1, as the two inputs
 	// share the CPUs), QueueBytes per input (0: a quarter of
-	// listcodec.DefaultQueueBytes), Cap, and IgnoreChecksum to accept an
+	// v1.DefaultQueueBytes), Cap, and IgnoreChecksum to accept an
 	// input whose CRC64 does not match.
 	listcodec.Flow
 	// Dicts are external dictionaries, for files compressed with NoEmbed
@@ -120,7 +121,7 @@ func Verify(a, b io.Reader, opt Options) (*Result, error) {
 		opt.Workers = max(1, listcodec.DefaultWorkers()/2)
 	}
 	if opt.QueueBytes <= 0 {
-		opt.QueueBytes = listcodec.DefaultQueueBytes / 4
+		opt.QueueBytes = v1.DefaultQueueBytes / 4
 	}
 	v := &verifier{opt: opt, stop: make(chan struct{}), res: &Result{}, why: map[string]bool{}, twins: newTwins()}
 	sa, sb := v.start(0, a), v.start(1, b)

@@ -19,6 +19,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/node"
+	"github.com/rdbz/rdbz/listcodec/v1"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
@@ -59,19 +60,19 @@ func testDict(t *testing.T) *node.Dict {
 }
 
 // compressFile compresses the file at path.
-func compressFile(t *testing.T, path string, opt listcodec.CompressOptions) ([]byte, error) {
+func compressFile(t *testing.T, path string, opt v1.CompressOptions) ([]byte, error) {
 	t.Helper()
 	in, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	_, err = listcodec.Compress(&out, bytes.NewReader(in), opt)
+	_, err = v1.Compress(&out, bytes.NewReader(in), opt)
 	return out.Bytes(), err
 }
 
 // compressedSmall is testdata/small.rdb compressed.
-func compressedSmall(t *testing.T, opt listcodec.CompressOptions) []byte {
+func compressedSmall(t *testing.T, opt v1.CompressOptions) []byte {
 	t.Helper()
 	opt.Train.Stream = true
 	out, err := compressFile(t, smallPath, opt)
@@ -131,7 +132,7 @@ func TestVerifyCorpus(t *testing.T) {
 		}
 		t.Run(cf.Name, func(t *testing.T) {
 			// A fixed dictionary: this tests Verify, not the trainer.
-			opt := listcodec.CompressOptions{Flow: listcodec.Flow{Workers: 2}, Dict: testDict(t)}
+			opt := v1.CompressOptions{Flow: v1.Flow{Workers: 2}, Dict: testDict(t)}
 			comp, err := compressFile(t, cf.Path, opt)
 			if errors.Is(err, rdbio.ErrChecksum) {
 				// Hand-edited fixtures whose stored CRC is wrong: compress
@@ -537,7 +538,7 @@ func TestVerifySmall(t *testing.T) {
 	}
 	raw := smallRaw(t)
 	// A fixed dictionary: this tests Verify, not the trainer.
-	comp := compressedSmall(t, listcodec.CompressOptions{Dict: testDict(t)})
+	comp := compressedSmall(t, v1.CompressOptions{Dict: testDict(t)})
 	expire := string(binary.LittleEndian.AppendUint64([]byte{rdbio.OpExpireMs}, 4102444800000))
 	cases := []struct {
 		name string
@@ -586,7 +587,7 @@ func TestVerifyExternalDict(t *testing.T) {
 	}
 	dict := testDict(t)
 	var ext bytes.Buffer
-	if _, err := listcodec.Compress(&ext, bytes.NewReader(data), listcodec.CompressOptions{Dict: dict, NoEmbed: true, Flow: listcodec.Flow{Workers: 2}}); err != nil {
+	if _, err := v1.Compress(&ext, bytes.NewReader(data), v1.CompressOptions{Dict: dict, NoEmbed: true, Flow: v1.Flow{Workers: 2}}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = Verify(bytes.NewReader(data), bytes.NewReader(ext.Bytes()), Options{})

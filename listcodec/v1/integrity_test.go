@@ -1,4 +1,4 @@
-package listcodec
+package v1
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/rdbz/rdbz/listcodec/internal/codectest"
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 )
@@ -79,7 +80,7 @@ func TestZeroTrailerRefused(t *testing.T) {
 // TestSourceZeroTrailerKept: a source whose trailer is 0 comes back
 // byte-identical, though the compressed file carries a real CRC64.
 func TestSourceZeroTrailerKept(t *testing.T) {
-	src := bytes.Clone(smallRDB(t))
+	src := bytes.Clone(codectest.SmallRDB(t))
 	binary.LittleEndian.PutUint64(src[len(src)-8:], 0)
 	var comp bytes.Buffer
 	opt := DefaultCompressOptions()
@@ -107,7 +108,7 @@ func TestWrongDictionary(t *testing.T) {
 	opt := DefaultCompressOptions()
 	opt.Dict, opt.NoEmbed = d, true
 	var comp bytes.Buffer
-	if _, err := Compress(&comp, bytes.NewReader(smallRDB(t)), opt); err != nil {
+	if _, err := Compress(&comp, bytes.NewReader(codectest.SmallRDB(t)), opt); err != nil {
 		t.Fatal(err)
 	}
 	decomp := func(in []byte, dicts ...*node.Dict) error {
@@ -137,7 +138,7 @@ func TestWrongDictionary(t *testing.T) {
 	// An embedded dictionary with one byte changed (the CRC ignored).
 	opt.NoEmbed = false
 	comp.Reset()
-	if _, err := Compress(&comp, bytes.NewReader(smallRDB(t)), opt); err != nil {
+	if _, err := Compress(&comp, bytes.NewReader(codectest.SmallRDB(t)), opt); err != nil {
 		t.Fatal(err)
 	}
 	alt := bytes.Clone(comp.Bytes())
@@ -151,21 +152,11 @@ func TestWrongDictionary(t *testing.T) {
 	}
 }
 
-// smallRDB is testdata/small.rdb.
-func smallRDB(t *testing.T) []byte {
-	t.Helper()
-	b, err := os.ReadFile("../testdata/small.rdb")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestFormat1StillDecodes: a file written by the format 1 rdbz (commit
 // 0d10586: `rdbz compress testdata/small.rdb`) decodes to its source byte
 // for byte.
 func TestFormat1StillDecodes(t *testing.T) {
-	old, err := os.ReadFile("../testdata/small-format1.rdbz")
+	old, err := os.ReadFile("../../testdata/small-format1.rdbz")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +164,7 @@ func TestFormat1StillDecodes(t *testing.T) {
 	if _, err := Decompress(&back, bytes.NewReader(old), DecompressOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(back.Bytes(), smallRDB(t)) {
+	if !bytes.Equal(back.Bytes(), codectest.SmallRDB(t)) {
 		t.Fatal("a format 1 file no longer decodes to its source")
 	}
 }

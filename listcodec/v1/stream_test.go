@@ -1,10 +1,11 @@
-package listcodec
+package v1
 
 import (
 	"bytes"
 	"os"
 	"testing"
 
+	"github.com/rdbz/rdbz/listcodec/internal/codectest"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
@@ -50,7 +51,7 @@ func TestStreamModeGenerated(t *testing.T) {
 				if !bytes.Equal(decompressBytes(t, comp, ToOriginal), in) {
 					t.Fatalf("%s mode: decompress --to original differs from the input", mode)
 				}
-				judgeDecompressed(t, comp, want, ToLZF, ToRaw)
+				codectest.JudgeDecompressed(t, want, decompressedOf(t, comp), ToLZF, ToRaw)
 			}
 		})
 	}

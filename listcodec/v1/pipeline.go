@@ -1,4 +1,4 @@
-package listcodec
+package v1
 
 import (
 	"context"

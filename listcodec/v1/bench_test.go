@@ -1,4 +1,4 @@
-package listcodec
+package v1
 
 import (
 	"bytes"
@@ -44,12 +44,15 @@ func BenchmarkTranscode(b *testing.B) {
 			}
 		}
 	})
-	for _, to := range []Form{ToOriginal, ToRaw} {
-		b.Run("decompress-"+to.String(), func(b *testing.B) {
+	for _, to := range []struct {
+		name string
+		form Form
+	}{{"original", ToOriginal}, {"raw", ToRaw}} {
+		b.Run("decompress-"+to.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data))) // decoded bytes
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				if _, err := Decompress(io.Discard, bytes.NewReader(comp.Bytes()), DecompressOptions{To: to}); err != nil {
+				if _, err := Decompress(io.Discard, bytes.NewReader(comp.Bytes()), DecompressOptions{To: to.form}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package listcodec
+package v1
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/lzf"
@@ -52,7 +53,7 @@ const estSeed = 0x657374696d617465
 // NewWhatIf returns a WhatIf for Compress run with opt (the options of
 // `rdbz compress` with its flags; defaults are applied as Compress does).
 func NewWhatIf(opt CompressOptions) *WhatIf {
-	opt = opt.withDefaults()
+	opt = opt.WithDefaults()
 	return &WhatIf{
 		opt: opt,
 		ns:  newNodeSampler(opt.Train.SampleBytes, opt.Train.SampleBytes, opt.Train.seed()),
@@ -139,7 +140,7 @@ type WhatIfReport struct {
 	// compressing the dump's start (SetFormat2); RdbzCompressBytes is then
 	// its Bytes, and the node estimates below are format 1's
 	// (`compress --format 1`).
-	Format2 *Format2Prediction `json:"format2,omitempty"`
+	Format2 *format2.Prediction `json:"format2,omitempty"`
 	// Format1Bytes is `compress --format 1`'s size, when Format2 is set.
 	Format1Bytes int64 `json:"rdbz_compress_format1_bytes,omitempty"`
 	// Unchanged says Compress would copy the input as it is; Note why.
@@ -230,7 +231,7 @@ func (w *WhatIf) Estimate(in EstimateInput) (*WhatIfReport, error) {
 	o := w.opt
 	o.Phase = nil // reported above, once
 	rep := &WhatIfReport{FileBytes: fileBytes, RdbzCompressBytes: fileBytes,
-		Settings: WhatIfSettings{Level: ZstdLevel(o.Level), MinSaving: o.MinSaving, DictSize: o.Train.DictSize,
+		Settings: WhatIfSettings{Level: format2.ZstdLevel(o.Level), MinSaving: o.MinSaving, DictSize: o.Train.DictSize,
 			SampleBytes: o.Train.SampleBytes, Seed: o.Train.seed(), MinGain: o.Train.MinGain, Cap: o.Cap}}
 	rep.Nodes = NodeEstimates{Nodes: w.nodes, Eligible: w.eligible, Stored: w.stored, Raw: w.raw}
 	tn, tb := w.ns.s.Kept()
@@ -399,7 +400,7 @@ func (w *WhatIf) evaluate(rep *WhatIfReport, dict *node.Dict) error {
 
 // SetFormat2 puts a format-2 prediction into the report: what compress
 // writes by default.
-func (r *WhatIfReport) SetFormat2(p *Format2Prediction) {
+func (r *WhatIfReport) SetFormat2(p *format2.Prediction) {
 	r.Format2, r.Format1Bytes = p, r.RdbzCompressBytes
 	r.RdbzCompressBytes = p.Bytes // format 2 is always written
 	r.Unchanged, r.Note = false, ""

@@ -1,4 +1,4 @@
-package listcodec
+package v1
 
 import (
 	"runtime"
@@ -8,8 +8,9 @@ import (
 	"github.com/rdbz/rdbz/train"
 )
 
-// The defaults of Compress, Decompress and the what-if, in one place: the
-// command line shows and uses these, never values of its own.
+// Format 1's defaults (of Compress, Decompress, the what-if and `rdbz
+// train`), in one place: the command line shows these, never values of its
+// own. Format 2's are package format2's (and listcodec's DefaultWorkers).
 const (
 	// DefaultLevel: with a dictionary, zstd's fastest level measured both
 	// smaller and 2.5x faster than level 3 on list nodes.
@@ -69,20 +70,4 @@ func DefaultTrainOptions() TrainOptions {
 func DefaultCompressOptions() CompressOptions {
 	return CompressOptions{Flow: DefaultFlow(), Level: DefaultLevel, MinSaving: DefaultMinSaving,
 		Train: DefaultTrainOptions()}
-}
-
-// ZstdLevel is the zstd command-line level of an encoder level (the
-// inverse of zstd.EncoderLevelFromZstd on the levels it returns).
-func ZstdLevel(l zstd.EncoderLevel) int {
-	switch l {
-	case zstd.SpeedFastest:
-		return 1
-	case zstd.SpeedDefault:
-		return 3
-	case zstd.SpeedBetterCompression:
-		return 7
-	case zstd.SpeedBestCompression:
-		return 11
-	}
-	return int(l)
 }

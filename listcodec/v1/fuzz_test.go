@@ -1,4 +1,4 @@
-package listcodec
+package v1
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ var fuzzFlow = Flow{Options: rdbio.Options{Cap: 1 << 20, IgnoreChecksum: true}, 
 // allocates by a claimed length, and --to original gives the input back
 // (unless its stored CRC was wrong: compress then writes a right one).
 func FuzzRoundTrip(f *testing.F) {
-	rdbiotest.FuzzSeeds(f, "../testdata")
+	rdbiotest.FuzzSeeds(f, "../../testdata")
 	d := testDict(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer watchdog(t)()

@@ -1,4 +1,4 @@
-package listcodec
+package v1
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rdbz/rdbz/listcodec/format"
+	"github.com/rdbz/rdbz/listcodec/internal/codectest"
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/rdbio"
 )
@@ -18,7 +19,7 @@ func compressedSmall(t *testing.T, opt CompressOptions) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	opt.Train.Stream = true
-	if _, err := Compress(&out, bytes.NewReader(smallRDB(t)), opt); err != nil {
+	if _, err := Compress(&out, bytes.NewReader(codectest.SmallRDB(t)), opt); err != nil {
 		t.Fatal(err)
 	}
 	return out.Bytes()
@@ -93,7 +94,7 @@ func TestExternalDictionary(t *testing.T) {
 			dict = d
 		}
 	}
-	data, _ := os.ReadFile("../testdata/small.rdb")
+	data, _ := os.ReadFile("../../testdata/small.rdb")
 	var ext bytes.Buffer
 	if _, err := Compress(&ext, bytes.NewReader(data), CompressOptions{Dict: dict, NoEmbed: true}); err != nil {
 		t.Fatal(err)

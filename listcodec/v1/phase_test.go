@@ -1,4 +1,4 @@
-package listcodec
+package v1
 
 import (
 	"bytes"
@@ -14,16 +14,16 @@ import (
 // file is sampled, trained on and compressed; a stream trains in the
 // middle of compressing; with a dictionary only compressing.
 func TestCompressPhases(t *testing.T) {
-	data, err := os.ReadFile("../testdata/small.rdb")
+	data, err := os.ReadFile("../../testdata/small.rdb")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open("../testdata/small.rdb")
+	f, err := os.Open("../../testdata/small.rdb")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	dict, err := node.ReadDictFile("../testdata/test.dict")
+	dict, err := node.ReadDictFile("../../testdata/test.dict")
 	if err != nil {
 		t.Fatal(err)
 	}
