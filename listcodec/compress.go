@@ -47,15 +47,7 @@ func Compress(dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error)
 // Format 1 is package v1's alone (`rdbz compress --format 1`). Cancelling
 // ctx stops it with ctx's error.
 func CompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error) {
-	fs, err := format2.Compress(ctx, dst, src, opt.format2Options())
-	st := &Stats{BytesIn: fs.BytesIn, BytesOut: fs.BytesOut, DictID: fs.DictID, DictBytes: fs.DictBytes,
-		Elapsed: fs.Elapsed, InputEnvelope: fs.Envelope, Format2: fs}
-	return st, err
-}
-
-// format2Options is opt as package format2's options: the one place they
-// are mapped.
-func (opt CompressOptions) format2Options() format2.Options {
+	// The one place the options are mapped onto package format2's.
 	flow := opt.Flow.withDefaults()
 	o := format2.Options{Level: opt.Level, BlockSize: opt.BlockSize, Workers: flow.Workers,
 		Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum, Keep: flow.Keep,
@@ -67,5 +59,8 @@ func (opt CompressOptions) format2Options() format2.Options {
 	if opt.Dict != nil {
 		o.Dict = opt.Dict.Bytes
 	}
-	return o
+	fs, err := format2.Compress(ctx, dst, src, o)
+	st := &Stats{BytesIn: fs.BytesIn, BytesOut: fs.BytesOut, DictID: fs.DictID, DictBytes: fs.DictBytes,
+		Elapsed: fs.Elapsed, InputEnvelope: fs.Envelope, Format2: fs}
+	return st, err
 }
