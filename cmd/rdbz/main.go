@@ -180,6 +180,10 @@ func version() string {
 // a 60 MB dump of source files (56 MB live at its peak) collected 331
 // times and took 9.3 s, at 52 MiB 5.6 s, both peaking at 65-66 MiB of RSS;
 // verify of app-cache at scale 4 took 43 s at 40 MiB and 15 s at 52.
+// GOGC stays at its default: on a large input the limit sets when the
+// collector runs, and on small ones GOGC=200, 400 and off changed neither
+// the CPU time of compress and decompress (of dumps from 300 KB to 166 MB)
+// beyond the noise of 10 ms nor their peak RSS.
 const defaultMemory = 52 << 20
 
 // limitMemory sets the Go runtime's soft memory limit to n or
