@@ -10,7 +10,7 @@ import (
 )
 
 // CompressOptions configure Compress, which writes format 2. A zero field
-// means format 2's default: package format2's (DefaultWorkers for the
+// means format 2's default: package format2's (flow.DefaultWorkers for the
 // workers).
 type CompressOptions struct {
 	// Flow says how the input is read (Cap, IgnoreChecksum), which keys
@@ -48,7 +48,7 @@ func Compress(dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error)
 // ctx stops it with ctx's error.
 func CompressContext(ctx context.Context, dst io.Writer, src io.Reader, opt CompressOptions) (*Stats, error) {
 	// The one place the options are mapped onto package format2's.
-	flow := opt.Flow.withDefaults()
+	flow := opt.Flow.WithDefaults()
 	o := format2.Options{Level: opt.Level, BlockSize: opt.BlockSize, Workers: flow.Workers,
 		Cap: flow.Cap, IgnoreChecksum: flow.IgnoreChecksum, Keep: flow.Keep,
 		DictSize: opt.DictSize, SampleBytes: opt.SampleBytes, TrainBytes: opt.TrainBytes, Seed: opt.Seed,

@@ -108,7 +108,7 @@ func decompress1(ctx context.Context, out *wrapped, src io.Reader, opt Decompres
 // the header's source record and opt.Envelope say.
 func decompress2(ctx context.Context, out *wrapped, src io.Reader, opt DecompressOptions) (*Stats, error) {
 	start := time.Now()
-	flow := opt.Flow.withDefaults()
+	flow := opt.Flow.WithDefaults()
 	to := tstream.TargetOriginal
 	switch opt.To {
 	case ToRaw:

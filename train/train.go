@@ -43,6 +43,7 @@ const (
 	MinDictSize     = 256      // bytes, as zstd's ZDICT_DICTSIZE_MIN
 	MaxDictSize     = 1 << 30  // bytes; far more than useful
 	DefaultSplit    = 0.8      // training share of the samples during a parameter search
+	DefaultSeed     = 1        // the seed of rdbz's trainings (format 1's and format 2's): the same input, the same dictionary
 	MinSamples      = 5        // usable samples needed, as zstd
 	MinID           = 32768    // smallest dictionary ID (2-byte frame field, outside zstd's reserved ranges)
 	MaxID           = 65535    // largest dictionary ID with a 2-byte frame field

@@ -18,10 +18,12 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/flow"
 	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/rdbz/rdbz/listcodec/v1"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
+	"github.com/rdbz/rdbz/train"
 	"github.com/urfave/cli/v2"
 )
 
@@ -366,7 +368,7 @@ func TestCompressDefaultsMatchFlags(t *testing.T) {
 	// first. Where they differ, the help's text gives each and no other
 	// number, in order; where they agree, the flag's value is theirs.
 	lib := map[string][]any{
-		"workers":      {listcodec.DefaultWorkers(), v1.DefaultWorkers()},
+		"workers":      {flow.DefaultWorkers()},
 		"cap":          {rdbio.DefaultCap},
 		"queue-bytes":  {v1.DefaultQueueBytes},
 		"level":        {format2.ZstdLevel(format2.LZFLevel), format2.ZstdLevel(format2.DefaultLevel), format2.ZstdLevel(v1.DefaultLevel)},
@@ -374,7 +376,7 @@ func TestCompressDefaultsMatchFlags(t *testing.T) {
 		"dict-size":    {format2.DefaultDictSize, v1.DefaultDictSize},
 		"sample-bytes": {format2.DefaultSampleBytes, v1.DefaultSampleBytes},
 		"train-bytes":  {format2.DefaultTrainBytes, v1.DefaultTrainBytes},
-		"seed":         {format2.DefaultSeed, v1.DefaultSeed},
+		"seed":         {train.DefaultSeed},
 		"tries":        {v1.DefaultTries},
 		"block-size":   {format2.ColumnsBlockSize, format2.DefaultBlockSize},
 	}
@@ -416,7 +418,7 @@ func TestCompressDefaultsMatchFlags(t *testing.T) {
 	if err := app.Run([]string{"rdbz", "compress", "in.rdb"}); err != nil {
 		t.Fatal(err)
 	}
-	flow := listcodec.Flow{Options: rdbio.Options{Cap: rdbio.DefaultCap}, Workers: listcodec.DefaultWorkers(), QueueBytes: v1.DefaultQueueBytes}
+	flow := listcodec.Flow{Options: rdbio.Options{Cap: rdbio.DefaultCap}, Workers: flow.DefaultWorkers(), QueueBytes: v1.DefaultQueueBytes}
 	if want := (listcodec.CompressOptions{Flow: flow}); !reflect.DeepEqual(got, want) {
 		t.Fatalf("no flags give\n%+v\nwant\n%+v", got, want)
 	}

@@ -9,9 +9,11 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/listcodec/block"
+	"github.com/rdbz/rdbz/listcodec/flow"
 	"github.com/rdbz/rdbz/listcodec/format2"
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/listcodec/v1"
+	"github.com/rdbz/rdbz/train"
 	"github.com/urfave/cli/v2"
 )
 
@@ -22,7 +24,7 @@ const compressHeadroom = 24 << 20
 
 func flowFlags() []cli.Flag {
 	return append(outputFlags(),
-		&cli.IntFlag{Name: "workers", Aliases: []string{"T"}, Value: listcodec.DefaultWorkers(), DefaultText: "one per CPU", Usage: "worker goroutines: format 2 blocks (de)compressed at once, format 1 list nodes (0: one per CPU)", Action: inRange("workers", 0, 1024)},
+		&cli.IntFlag{Name: "workers", Aliases: []string{"T"}, Value: flow.DefaultWorkers(), DefaultText: "one per CPU", Usage: "worker goroutines: format 2 blocks (de)compressed at once, format 1 list nodes (0: one per CPU)", Action: inRange("workers", 0, 1024)},
 		capFlag(),
 		&cli.Int64Flag{Name: "queue-bytes", Value: v1.DefaultQueueBytes, Usage: "bytes in flight between reader, workers and writer", Action: atLeast[int64]("queue-bytes", 64<<10)},
 		&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept an input whose CRC64 does not match"},
@@ -58,7 +60,7 @@ func compressCommand() *cli.Command {
 			&cli.IntFlag{Name: "dict-size", DefaultText: fmt.Sprintf("format 2: %d; format 1: %d", format2.DefaultDictSize, v1.DefaultDictSize), Usage: "largest size of a trained dictionary (at most a tenth of the data)", Action: dictSizeRange},
 			&cli.Int64Flag{Name: "sample-bytes", Value: format2.DefaultSampleBytes, Usage: "bytes sampled to train on (format 2: of the held records; format 1: list nodes, over a file or the held nodes of a stream)", Action: atLeast[int64]("sample-bytes", 1)},
 			&cli.Int64Flag{Name: "train-bytes", DefaultText: fmt.Sprintf("format 2: %d, from a file or a stream; format 1: %d, on a stream", format2.DefaultTrainBytes, v1.DefaultTrainBytes), Usage: "bytes held to train on before compressing", Action: atLeast[int64]("train-bytes", 1)},
-			&cli.Int64Flag{Name: "seed", Value: format2.DefaultSeed, Usage: "training seed"},
+			&cli.Int64Flag{Name: "seed", Value: train.DefaultSeed, Usage: "training seed"},
 			&cli.IntFlag{Name: "tries", Value: v1.DefaultTries, Usage: "shuffle seeds tried in training (as rdbz train --tries)", Action: inRange("tries", 1, 100)},
 			&cli.BoolFlag{Name: "stream", Usage: "format 1: train from the first nodes even when IN is a file (format 2 always does)"},
 			&cli.IntFlag{Name: "format", Value: 2, Usage: "2: every record, by role in column segments (2.2; with --dict: zstd blocks, 2.1); 1: list nodes only (for rdbz releases before format 2)", Action: inRange("format", 1, 2)},

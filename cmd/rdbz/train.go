@@ -15,6 +15,7 @@ import (
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/listcodec/v1"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/train"
 	"github.com/urfave/cli/v2"
 )
 
@@ -29,7 +30,7 @@ func trainCommand() *cli.Command {
 		Flags: append(outputFlags(),
 			&cli.IntFlag{Name: "dict-size", Value: d.DictSize, Usage: "largest dictionary size in bytes (at most a tenth of the list data)", Action: dictSizeRange},
 			&cli.Int64Flag{Name: "sample-bytes", Value: d.SampleBytes, Usage: "node bytes sampled (uniformly over files; the first ones from stdin)", Action: atLeast[int64]("sample-bytes", 1)},
-			&cli.Int64Flag{Name: "seed", Value: v1.DefaultSeed, Usage: "same input and seed, same dictionary"},
+			&cli.Int64Flag{Name: "seed", Value: train.DefaultSeed, Usage: "same input and seed, same dictionary"},
 			&cli.UintFlag{Name: "dict-id", Usage: "dictionary ID, 32768-65535, or 0", DefaultText: "0, derived from the seed", Action: dictIDRange},
 			&cli.IntFlag{Name: "level", Value: format2.ZstdLevel(v1.DefaultLevel), Usage: "zstd level the dictionary is tuned for", Action: inRange("level", 1, 22)},
 			&cli.IntFlag{Name: "tries", Value: d.Tries, Usage: "shuffle seeds tried; the dictionary with which the sample costs least is kept", Action: inRange("tries", 1, 100)},

@@ -12,6 +12,7 @@ import (
 	"github.com/rdbz/rdbz/listcodec/tstream"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/rdbio/envelope"
+	"github.com/rdbz/rdbz/train"
 )
 
 // Defaults (docs/compress.md, "Format 2 defaults"): chosen for size, the
@@ -77,8 +78,6 @@ const (
 	// SampleChunk: a sample is one record, a record over it cut in pieces
 	// of this size.
 	SampleChunk = 4 << 10
-	// DefaultSeed makes training reproducible.
-	DefaultSeed = 1
 )
 
 // Options configure Compress. Zero fields take the defaults.
@@ -135,7 +134,7 @@ func (o Options) withDefaults() Options {
 		o.IndexShare = DefaultIndexShare
 	}
 	if o.Seed == 0 {
-		o.Seed = DefaultSeed
+		o.Seed = train.DefaultSeed
 	}
 	return o
 }

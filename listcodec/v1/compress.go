@@ -95,7 +95,7 @@ func (o CompressOptions) WithDefaults() CompressOptions {
 		o.MinSaving = DefaultMinSaving
 	}
 	o.Train = o.Train.withDefaults()
-	o.Flow = o.Flow.withDefaults()
+	o.Flow = withDefaults(o.Flow)
 	return o
 }
 

@@ -1,16 +1,15 @@
 package v1
 
 import (
-	"runtime"
-
 	"github.com/klauspost/compress/zstd"
+	"github.com/rdbz/rdbz/listcodec/flow"
 	"github.com/rdbz/rdbz/rdbio"
 	"github.com/rdbz/rdbz/train"
 )
 
 // Format 1's defaults (of Compress, Decompress, the what-if and `rdbz
 // train`), in one place: the command line shows these, never values of its
-// own. Format 2's are package format2's (and listcodec's DefaultWorkers).
+// own. Format 2's are package format2's (and package flow's DefaultWorkers).
 const (
 	// DefaultLevel: with a dictionary, zstd's fastest level measured both
 	// smaller and 2.5x faster than level 3 on list nodes.
@@ -40,8 +39,6 @@ const (
 	// larger than 8 MiB and 16 MiB 1.8%. 12 MiB keeps stdin compress at
 	// 59 MiB of peak RSS.
 	DefaultTrainBytes = 12 << 20
-	// DefaultSeed makes training reproducible.
-	DefaultSeed = 1
 	// DefaultTries is how many shuffle seeds training tries (train.Params).
 	DefaultTries = 1
 	// DefaultMinGain is the share of the sampled nodes' stored size a
@@ -49,18 +46,15 @@ const (
 	DefaultMinGain = 0.05
 )
 
-// DefaultWorkers is the number of node workers: one per CPU.
-func DefaultWorkers() int { return runtime.NumCPU() }
-
 // DefaultFlow returns the pipeline settings used when none are given.
 func DefaultFlow() Flow {
-	return Flow{Options: rdbio.Options{Cap: rdbio.DefaultCap}, Workers: DefaultWorkers(), QueueBytes: DefaultQueueBytes}
+	return Flow{Options: rdbio.Options{Cap: rdbio.DefaultCap}, Workers: flow.DefaultWorkers(), QueueBytes: DefaultQueueBytes}
 }
 
 // DefaultTrainOptions returns the training settings used when none are
 // given: what the zero TrainOptions means, spelt out.
 func DefaultTrainOptions() TrainOptions {
-	seed := int64(DefaultSeed)
+	seed := int64(train.DefaultSeed)
 	return TrainOptions{DictSize: DefaultDictSize, SampleBytes: DefaultSampleBytes,
 		TrainBytes: DefaultTrainBytes, Seed: &seed, Tries: DefaultTries, MinGain: DefaultMinGain}
 }

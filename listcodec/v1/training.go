@@ -25,7 +25,7 @@ type TrainOptions struct {
 	DictSize    int    // largest dictionary size; 0 = DefaultDictSize
 	SampleBytes int64  // file mode: node bytes sampled uniformly over the file; 0 = DefaultSampleBytes
 	TrainBytes  int64  // stream mode: node bytes held before training; 0 = DefaultTrainBytes
-	Seed        *int64 // same input and seed, same dictionary; nil = DefaultSeed
+	Seed        *int64 // same input and seed, same dictionary; nil = train.DefaultSeed
 	Tries       int    // shuffle seeds tried (train.Params.Tries); 0 = DefaultTries
 	ID          uint32 // dictionary ID; 0 derives one from the content (train.Params.ID)
 	Stream      bool   // train from the first nodes even when the input is a file; false = file mode for files
@@ -38,10 +38,10 @@ type TrainOptions struct {
 // noMinGain as TrainOptions.MinGain keeps a dictionary whatever it saves.
 var noMinGain = math.Inf(-1)
 
-// seed is the training seed: Seed, or DefaultSeed when nil.
+// seed is the training seed: Seed, or train.DefaultSeed when nil.
 func (o TrainOptions) seed() int64 {
 	if o.Seed == nil {
-		return DefaultSeed
+		return train.DefaultSeed
 	}
 	return *o.Seed
 }

@@ -7,32 +7,18 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rdbz/rdbz/listcodec/flow"
 	"github.com/rdbz/rdbz/rdbio"
 )
 
 // Flow configures the pipeline of Compress and Decompress. A zero field
 // means its default.
-type Flow struct {
-	// Options say how the input is read: Cap is the capture cap (0:
-	// rdbio.DefaultCap), IgnoreChecksum accepts an input whose CRC64 does
-	// not match.
-	rdbio.Options
-	// Keep, when set, selects the keys read (rdbio.Filter); nil reads
-	// every key.
-	Keep       func(*rdbio.Record) bool
-	Workers    int   // node workers; 0 = DefaultWorkers()
-	QueueBytes int64 // bytes in flight between the stages; 0 = DefaultQueueBytes
-}
+type Flow = flow.Flow
 
-// withDefaults fills the zero fields from DefaultFlow.
-func (f Flow) withDefaults() Flow {
+// withDefaults fills the zero fields of f from DefaultFlow.
+func withDefaults(f Flow) Flow {
 	d := DefaultFlow()
-	if f.Workers <= 0 {
-		f.Workers = d.Workers
-	}
-	if f.Cap <= 0 {
-		f.Cap = d.Cap
-	}
+	f = f.WithDefaults()
 	if f.QueueBytes <= 0 {
 		f.QueueBytes = d.QueueBytes
 	}
@@ -85,7 +71,7 @@ type handler interface {
 }
 
 func newTranscoder(ctx context.Context, dst io.Writer, src io.Reader, flow Flow, stats *Stats) (*transcoder, error) {
-	flow = flow.withDefaults()
+	flow = withDefaults(flow)
 	rr, err := rdbio.NewReader(src, flow.Options)
 	if err != nil {
 		return nil, err

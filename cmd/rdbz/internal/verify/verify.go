@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/flow"
 	"github.com/rdbz/rdbz/listcodec/node"
 	"github.com/rdbz/rdbz/listcodec/v1"
 	"github.com/rdbz/rdbz/rdbio"
@@ -35,7 +36,7 @@ const DefaultDecodeCap = 4 << 20
 // Options configure Verify. A zero field means its default.
 type Options struct {
 	// Flow configures the decompression of each input: Workers per input
-	// (0: half of listcodec.DefaultWorkers, at least 1, as the two inputs
+	// (0: half of flow.DefaultWorkers, at least 1, as the two inputs
 	// share the CPUs), QueueBytes per input (0: a quarter of
 	// v1.DefaultQueueBytes), Cap, and IgnoreChecksum to accept an
 	// input whose CRC64 does not match.
@@ -118,7 +119,7 @@ func Verify(a, b io.Reader, opt Options) (*Result, error) {
 		opt.DecodeCap = DefaultDecodeCap
 	}
 	if opt.Workers <= 0 {
-		opt.Workers = max(1, listcodec.DefaultWorkers()/2)
+		opt.Workers = max(1, flow.DefaultWorkers()/2)
 	}
 	if opt.QueueBytes <= 0 {
 		opt.QueueBytes = v1.DefaultQueueBytes / 4
