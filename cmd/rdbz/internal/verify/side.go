@@ -94,6 +94,7 @@ func (v *verifier) start(index int, src io.Reader) *side {
 // read opens src and walks the RDB it holds to its end; for an rdbz input,
 // to the end of its container.
 func (s *side) read(src io.Reader) error {
+	src = stopReader{r: src, stop: s.v.stop}
 	in, err := listcodec.Open(context.Background(), src, listcodec.DecompressOptions{Flow: s.v.opt.Flow, Dicts: s.v.opt.Dicts})
 	if err != nil {
 		return err
@@ -103,6 +104,23 @@ func (s *side) read(src io.Reader) error {
 		return err
 	}
 	return in.Finish()
+}
+
+// stopReader fails with errStopped once stop is closed, so that a side
+// in the middle of a long value stops reading when the comparison has its
+// answer.
+type stopReader struct {
+	r    io.Reader
+	stop <-chan struct{}
+}
+
+func (s stopReader) Read(p []byte) (int, error) {
+	select {
+	case <-s.stop:
+		return 0, errStopped
+	default:
+		return s.r.Read(p)
+	}
 }
 
 // close stops the decoding of an rdbz input, if any.
