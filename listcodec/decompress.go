@@ -95,7 +95,7 @@ func decompress1(ctx context.Context, out *wrapped, src io.Reader, opt Decompres
 	}
 	// v1's Flow and Form are this package's, field for field and value
 	// for value.
-	s1, err := v1.DecompressContext(ctx, out, src, v1.DecompressOptions{Flow: v1.Flow(opt.Flow), To: v1.Form(opt.To), Dicts: opt.Dicts})
+	s1, err := v1.DecompressContext(ctx, out, src, v1.DecompressOptions{Flow: opt.Flow, To: v1.Form(opt.To), Dicts: opt.Dicts})
 	st := &Stats{BytesIn: s1.BytesIn, BytesOut: s1.BytesOut, DictID: s1.DictID, DictBytes: s1.DictBytes,
 		Format: s1.Format, Elapsed: s1.Elapsed, InputEnvelope: s1.InputEnvelope, Format1: s1}
 	if err == nil {

@@ -73,7 +73,7 @@ func runAnalyze(c *cli.Context) error {
 	}
 	if opt.WhatIf != nil {
 		// Format 2's estimate, with the what-if's cap and filters.
-		opt.Format2 = listcodec.NewFormat2Estimate(c.Context, listcodec.CompressOptions{Flow: listcodec.Flow(opt.WhatIf.Flow)})
+		opt.Format2 = listcodec.NewFormat2Estimate(c.Context, listcodec.CompressOptions{Flow: opt.WhatIf.Flow})
 		src = opt.Format2.Tee(src)
 	}
 	prog.phase("reading", inputSize(path))

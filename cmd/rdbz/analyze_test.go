@@ -422,7 +422,7 @@ func TestCompressDefaultsMatchFlags(t *testing.T) {
 	if want := (listcodec.CompressOptions{Flow: flow}); !reflect.DeepEqual(got, want) {
 		t.Fatalf("no flags give\n%+v\nwant\n%+v", got, want)
 	}
-	if want := (v1.CompressOptions{Flow: v1.Flow(flow)}); !reflect.DeepEqual(got1, want) {
+	if want := (v1.CompressOptions{Flow: flow}); !reflect.DeepEqual(got1, want) {
 		t.Fatalf("no flags give, for format 1,\n%+v\nwant\n%+v", got1, want)
 	}
 	if err := app.Run([]string{"rdbz", "compress", "--level", "3", "--dict-size", "40000", "--sample-bytes", "5000", "--train-bytes", "6000",
@@ -431,7 +431,7 @@ func TestCompressDefaultsMatchFlags(t *testing.T) {
 	}
 	seed := int64(0)
 	want := listcodec.CompressOptions{Flow: flow, Level: zstd.SpeedDefault, BlockSize: 200000, DictSize: 40000, SampleBytes: 5000, TrainBytes: 6000}
-	want1 := v1.CompressOptions{Flow: v1.Flow(flow), Level: zstd.SpeedDefault, MinSaving: v1.NoMinSaving,
+	want1 := v1.CompressOptions{Flow: flow, Level: zstd.SpeedDefault, MinSaving: v1.NoMinSaving,
 		Train: v1.TrainOptions{DictSize: 40000, SampleBytes: 5000, TrainBytes: 6000, Seed: &seed, Tries: 2}}
 	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(got1, want1) {
 		t.Fatalf("flags give\n%+v\n%+v\nwant\n%+v\n%+v", got, got1, want, want1)

@@ -102,7 +102,7 @@ func compressOptions(c *cli.Context) listcodec.CompressOptions {
 // compressOptions1 reads the flags of --format 1 into package v1's
 // options, as compressOptions does.
 func compressOptions1(c *cli.Context) v1.CompressOptions {
-	opt := v1.CompressOptions{Flow: v1.Flow(flowFrom(c)), NoEmbed: c.Bool("no-embed"), Verify: c.Bool("verify")}
+	opt := v1.CompressOptions{Flow: flowFrom(c), NoEmbed: c.Bool("no-embed"), Verify: c.Bool("verify")}
 	given(c, "level", &opt.Level, levelFlag(c))
 	given(c, "min-saving", &opt.MinSaving, func(name string) float64 {
 		if v := c.Float64(name); v > 0 {
