@@ -97,17 +97,17 @@ func TestProgressOnTerminal(t *testing.T) {
 	if !ok {
 		t.Fatalf("no summary: %q", tty)
 	}
-	// The summary starts a line, after the bar cleared with blanks.
-	if lastLine := before[strings.LastIndex(before, "\r")+1:]; lastLine != "" ||
-		!regexp.MustCompile(`\r +\r$`).MatchString(before) {
+	// The summary starts a line, after the bar erased (the cursor moved
+	// back up over its line and the rest of the screen cleared).
+	if !regexp.MustCompile(`\n\x1b\[1A\x1b\[J$`).MatchString(before) {
 		t.Errorf("the progress line was not cleared before the summary: %q", before)
 	}
-	if strings.Contains(summary, "\r") {
+	if strings.Contains(summary, "\x1b") {
 		t.Errorf("progress after the summary: %q", summary)
 	}
 	os.Remove(out)
 	_, _, stderr, code := runOnTerminal(t, nil, "compress", "-o", out, small)
-	if code != 0 || strings.Contains(stderr, "\r") || strings.Contains(stderr, "sampling") {
+	if code != 0 || strings.ContainsAny(stderr, "\r\x1b") || strings.Contains(stderr, "sampling") {
 		t.Errorf("progress on a pipe: exit %d, %q", code, stderr)
 	}
 	if tty, _, _, _ := runOnTerminal(t, []string{"stderr"}, "info", "-q", small); tty != "" {
@@ -133,7 +133,7 @@ func TestProgressEveryCommand(t *testing.T) {
 		if code != 0 || !strings.Contains(tty, args[0]+": ") || !strings.Contains(tty, "%") && args[0] != "train" {
 			t.Errorf("%v: exit %d, terminal %q", args, code, tty)
 		}
-		if !regexp.MustCompile(`\r +\r`).MatchString(tty) {
+		if !regexp.MustCompile(`\x1b\[1A\x1b\[J`).MatchString(tty) {
 			t.Errorf("%v: the progress line was not cleared: %q", args, tty)
 		}
 	}
