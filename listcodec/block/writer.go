@@ -62,8 +62,9 @@ type Options struct {
 	SpillAt int
 	// Columns writes each block as a column segment (listcodec/columns;
 	// format 2.2) at Level, without a dictionary: the Writer splits each
-	// block's records into streams on the caller's goroutine (the
-	// splitter learns the file as it goes), the workers compress them.
+	// record into the block's streams on the caller's goroutine as soon as
+	// it is whole (the splitter learns the file as it goes), the workers
+	// compress them.
 	Columns bool
 }
 
@@ -113,7 +114,6 @@ type Writer struct {
 	opt    Options
 	hdr    Header
 	split  *columns.Splitter // Options.Columns
-	spare  []byte            // Options.Columns: the T buffer of the block split last
 	sched  *columns.Schedule // Options.Columns: the trials' schedule the compressors share
 	ctx    context.Context
 	cancel context.CancelCauseFunc
@@ -125,8 +125,17 @@ type Writer struct {
 	wg    sync.WaitGroup
 	done  chan struct{} // the writing goroutine has ended
 
+	// cur is the block filling. Its data is the block's T, but with
+	// Options.Columns only what is not split yet: the open record's bytes
+	// in the block (or, when it began in a block before, those since the
+	// block's start). A record is split when the next Begin, a cut or
+	// Close ends it, so a block's T is not held twice (its bytes, then its
+	// streams) nor copied once more; the split is the same as of the
+	// whole block at once.
 	cur      *wjob
-	recStart int // offset in cur.data where the open record starts; -1: before this block (or none)
+	blockLen int  // bytes of T in cur
+	pendRec  bool // Options.Columns: cur.data starts with the open record (else it continues a record begun in a block before)
+	recStart int  // offset in the block where the open record starts; -1: before this block (or none)
 	recKey   bool
 	recHash  uint64
 	recState int64
@@ -171,15 +180,8 @@ type wjob struct {
 	err    error
 	done   chan struct{}
 
-	tlen int // len(data) when submitted (Columns: data is gone then)
-
-	// Columns: where each record starts in data and whether it has a
-	// key; open: the last record goes on in the next block; seg: data
-	// split (submit).
-	starts []int
-	keyed  []bool
-	open   bool
-	seg    *columns.Segment
+	tlen int              // bytes of T in the block
+	seg  *columns.Segment // Options.Columns: the block split
 }
 
 // NewWriter writes the header (and dict, a complete zstd dictionary, or
@@ -266,6 +268,7 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 	bw.cur = <-bw.free
 	if opt.Columns {
 		bw.cur.data = make([]byte, 0, firstBlockCap(opt.BlockSize))
+		bw.split.Start(bw.cur.seg)
 	}
 	bw.filters.spillAt = opt.SpillAt
 	for range opt.Workers {
@@ -304,15 +307,19 @@ func (w *Writer) Begin(key []byte, input int64) error {
 	if input < w.lastIn {
 		return w.usage(fmt.Sprintf("input offset %d before the previous record's %d", input, w.lastIn))
 	}
-	if len(w.cur.data) == w.opt.BlockSize {
+	if w.blockLen == w.opt.BlockSize {
 		w.recStart, w.inRecord = -1, false // the record before ends with the block
 		if err := w.cut(); err != nil {
 			return err
 		}
 	}
+	if w.opt.Columns {
+		w.splitPending(true)
+		w.pendRec = true
+	}
 	w.lastIn = input
 	w.inRecord, w.recBytes = true, 0
-	w.recStart = len(w.cur.data)
+	w.recStart = w.blockLen
 	w.recKey = key != nil
 	w.recInput = input
 	if w.recKey {
@@ -330,9 +337,6 @@ func (w *Writer) Begin(key []byte, input int64) error {
 	if w.cur.first < 0 {
 		w.cur.first, w.cur.input = w.recStart, input
 	}
-	if w.opt.Columns {
-		w.cur.starts, w.cur.keyed = append(w.cur.starts, w.recStart), append(w.cur.keyed, w.recKey)
-	}
 	w.records++
 	return nil
 }
@@ -347,16 +351,20 @@ func (w *Writer) Write(p []byte) (int, error) {
 	}
 	n := 0
 	for len(p) > 0 {
-		if len(w.cur.data) == w.opt.BlockSize {
+		if w.blockLen == w.opt.BlockSize {
 			if err := w.cut(); err != nil {
 				return n, err
 			}
 		}
-		if need := len(w.cur.data) + len(p); need > cap(w.cur.data) && cap(w.cur.data) < w.opt.BlockSize {
-			w.cur.data = growBlock(w.cur.data, need, w.opt.BlockSize)
+		// data ends where the block does: with Options.Columns it holds
+		// the block's last len(data) bytes so far.
+		end := len(w.cur.data) + w.opt.BlockSize - w.blockLen
+		if need := len(w.cur.data) + len(p); need > cap(w.cur.data) && cap(w.cur.data) < end {
+			w.cur.data = growBlock(w.cur.data, need, end)
 		}
-		k := copy(w.cur.data[len(w.cur.data):min(cap(w.cur.data), w.opt.BlockSize)], p)
+		k := copy(w.cur.data[len(w.cur.data):min(cap(w.cur.data), end)], p)
 		w.cur.data = w.cur.data[:len(w.cur.data)+k]
+		w.blockLen += k
 		p = p[k:]
 		n += k
 		w.recBytes += int64(k)
@@ -395,26 +403,31 @@ func (w *Writer) cut() error {
 		return w.err
 	}
 	cur := w.cur
-	if w.opt.Columns && next.data == nil {
-		// A job in flight holds its split segment, not its T: two buffers
-		// of T serve (the block filling and the one being split).
-		next.data, w.spare = w.spare, nil
-		if next.data == nil {
-			next.data = make([]byte, 0, firstBlockCap(w.opt.BlockSize))
-		}
-	}
-	next.data, next.hashes = next.data[:0], next.hashes[:0]
+	next.hashes = next.hashes[:0]
 	next.first, next.input, next.state, next.err = -1, -1, -1, nil
-	next.starts, next.keyed, next.open = next.starts[:0], next.keyed[:0], false
-	cur.open = w.inRecord
-	if s := w.recStart; s >= w.opt.MinMove && s < len(cur.data) {
-		next.data = append(next.data, cur.data[s:]...)
-		cur.data = cur.data[:s]
-		if w.opt.Columns { // the record starts the next block now
-			cur.starts, cur.keyed = cur.starts[:len(cur.starts)-1], cur.keyed[:len(cur.keyed)-1]
-			next.starts, next.keyed = append(next.starts, 0), append(next.keyed, w.recKey)
-			cur.open = false
+	cur.tlen = w.blockLen
+	s := w.recStart
+	move := s >= w.opt.MinMove && s < w.blockLen
+	if w.opt.Columns {
+		// The pending bytes go on with the next block: the open record
+		// moved there whole, or nothing once they are split here (the
+		// last piece of the block, whole when its record ended with it).
+		if !move {
+			w.splitPending(!w.inRecord)
 		}
+		cur.seg = w.split.Finish()
+		next.data, cur.data = cur.data, nil
+		w.split.Start(next.seg)
+		w.pendRec = move
+	} else {
+		next.data = next.data[:0]
+	}
+	if move {
+		if !w.opt.Columns {
+			next.data = append(next.data, cur.data[s:]...)
+			cur.data = cur.data[:s]
+		}
+		cur.tlen = s
 		if w.recKey {
 			cur.hashes = cur.hashes[:len(cur.hashes)-1]
 			next.hashes = append(next.hashes, w.recHash)
@@ -431,15 +444,26 @@ func (w *Writer) cut() error {
 	} else {
 		w.recStart = -1
 	}
+	w.blockLen = w.blockLen - cur.tlen
 	w.cur = next
 	return w.submit(cur)
 }
 
-func (w *Writer) submit(j *wjob) error {
-	j.tlen = len(j.data)
-	if w.opt.Columns {
-		w.splitBlock(j)
+// splitPending splits the bytes not split yet (Options.Columns): as a
+// whole record when they are one (whole, and they start with their
+// record), else as a piece of one.
+func (w *Writer) splitPending(whole bool) {
+	if p := w.cur.data; len(p) > 0 {
+		if whole && w.pendRec {
+			w.split.Record(p, w.recKey)
+		} else {
+			w.split.Raw(p)
+		}
+		w.cur.data = p[:0]
 	}
+}
+
+func (w *Writer) submit(j *wjob) error {
 	select {
 	case w.order <- j:
 	case <-w.ctx.Done():
@@ -483,32 +507,6 @@ func (w *Writer) compressor() {
 			return
 		}
 	}
-}
-
-// splitBlock splits a block's T into its column segment, on the caller's
-// goroutine (the splitter's roles carry from block to block): whole
-// records as records, the pieces of records that begin in the block
-// before or go on in the next one as raw bytes.
-func (w *Writer) splitBlock(j *wjob) {
-	defer func() { w.spare, j.data = j.data[:0], nil }()
-	s := w.split
-	s.Start(j.seg)
-	at := 0
-	for i, start := range j.starts {
-		s.Raw(j.data[at:start])
-		end := len(j.data)
-		if i+1 < len(j.starts) {
-			end = j.starts[i+1]
-		}
-		if i+1 == len(j.starts) && j.open {
-			s.Raw(j.data[start:end])
-		} else {
-			s.Record(j.data[start:end], j.keyed[i])
-		}
-		at = end
-	}
-	s.Raw(j.data[at:])
-	j.seg = s.Finish()
 }
 
 // encodeSegment compresses a split segment into its frame: a skippable
@@ -609,7 +607,12 @@ func (w *Writer) Close() error {
 		err = w.usage("Close after an empty record")
 	}
 	w.closed = true
-	if err == nil && len(w.cur.data) > 0 {
+	if err == nil && w.blockLen > 0 {
+		w.cur.tlen = w.blockLen
+		if w.opt.Columns {
+			w.splitPending(true)
+			w.cur.seg = w.split.Finish()
+		}
 		err = w.submit(w.cur)
 	}
 	close(w.order)
