@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"sort"
 )
 
@@ -88,15 +89,18 @@ func (st *sorter) sortRole(seg *Segment, r int) {
 	}
 	sort.Stable(byKey{st})
 	st.rank = append(st.rank[:0], make([]int, len(st.perm))...)
-	data, lens := st.data[:0], st.lens[:0]
 	src := seg.bufs[dataID(r)]
+	// The sorted strings take what the role's take, their lengths about
+	// what theirs do: grown once here, not by append as they go.
+	data := slices.Grow(st.data[:0], len(src))
+	lens := slices.Grow(st.lens[:0], len(seg.bufs[lensID(r)]))
 	for sorted, i := range st.perm {
 		it := st.items[i]
 		data = append(data, src[it.off:it.off+it.n]...)
 		lens = binary.AppendUvarint(lens, uint64(it.n))
 		st.rank[it.tpos] = sorted
 	}
-	order := st.order[:0]
+	order := slices.Grow(st.order[:0], 2*len(st.rank))
 	for _, w := range st.rank {
 		order = binary.AppendUvarint(order, uint64(w))
 	}
