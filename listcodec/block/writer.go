@@ -444,7 +444,7 @@ func (w *Writer) cut() error {
 	} else {
 		w.recStart = -1
 	}
-	w.blockLen = w.blockLen - cur.tlen
+	w.blockLen -= cur.tlen // the moved record's bytes, or none
 	w.cur = next
 	return w.submit(cur)
 }
