@@ -142,7 +142,12 @@ func TestOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, in := range map[string][]byte{"format 2": two, "format 2.0": two0, "format 2.1": two1, "format 1": one, "rdb": src} {
+	// Written by rdbz before its column segments' version 2 (fields).
+	two2v1, err := os.ReadFile("../testdata/small-format2.2-v1.rdbz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string][]byte{"format 2": two, "format 2.0": two0, "format 2.1": two1, "format 2.2 v1": two2v1, "format 1": one, "rdb": src} {
 		r, err := Open(t.Context(), bytes.NewReader(in), DecompressOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -155,7 +160,7 @@ func TestOpen(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if want := map[string]Kind{"format 2": KindFormat2, "format 2.0": KindFormat2, "format 2.1": KindFormat2, "format 1": KindFormat1, "rdb": KindRDB}[name]; r.Kind != want {
+		if want := map[string]Kind{"format 2": KindFormat2, "format 2.0": KindFormat2, "format 2.1": KindFormat2, "format 2.2 v1": KindFormat2, "format 1": KindFormat1, "rdb": KindRDB}[name]; r.Kind != want {
 			t.Errorf("%s: kind %v, want %v", name, r.Kind, want)
 		}
 		if name != "format 1" && !bytes.Equal(got, src) {

@@ -41,7 +41,7 @@
 // varint; CRC-32C is hash/crc32's Castagnoli.
 //
 //	field            size     meaning                                   a reader checks
-//	version          1        1                                         equal
+//	version          1        2 (1: templates without fields)           1 or 2
 //	T length         uvarint  the T bytes the segment stands for, L     1 ≤ L ≤ its limit (MaxSegment, 64 MiB)
 //	T checksum       4        CRC-32C of those T bytes                  equal to that of the T it rebuilds
 //	m                uvarint  number of streams                         m ≤ 2048
@@ -88,8 +88,9 @@
 //
 //	tmpl  (8r+4)  each string with every number and hex run replaced by a
 //	              marker: 0x01 a number, 0x02 and k (4 ≤ k ≤ 127) a hex run
-//	              of k bytes; a byte 0x01–0x03 of the string itself is
-//	              written 0x03 and the byte
+//	              of k bytes, (version 2) 0x04 and f (a byte) the next
+//	              string of field f; a byte 0x01–0x04 of the string itself
+//	              (version 1: 0x01–0x03) is written 0x03 and the byte
 //	tnums (8r+5)  for each number v (0 ≤ v < 10^18), in order, the uvarint
 //	              zigzag(v − p), p the value the same slot (the i-th number
 //	              of a string, i ≥ 15 counted as 15) held last in the role's
@@ -100,7 +101,12 @@
 //
 // A reader rebuilds each string from its template: other bytes as they
 // are, each number in decimal, each hex run in lowercase hex (two digits a
-// byte, high nibble first). The strings must add up to exactly D bytes
+// byte, high nibble first), each field marker as the next string of role
+// f (next length bytes of data[f]). A field is a role of data and lens
+// only (no nums, order or tokens), not the template's own role; the
+// templates must take all its strings, and the tape none (a reader
+// empties it before the tape runs). This writer cuts the string values of
+// JSON documents out of templates, one field per path (fields.go). The strings must add up to exactly D bytes
 // (the D of all roles together at most 2·L + 4096), every token stream be
 // read to its end, and then data[r] is the strings one after another and
 // lens[r] their lengths as uvarints.

@@ -17,6 +17,8 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range sampleSegments(f) {
 		f.Add(s)
 	}
+	fs, t := fieldStreams()
+	f.Add(storedSegment(segVersion, t, fs))
 	dec, err := NewDecoder(1 << 20)
 	if err != nil {
 		f.Fatal(err)

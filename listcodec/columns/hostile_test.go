@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,7 +165,7 @@ func TestHostileHeaders(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"version", append(buildHeader(2, 3, sum, []hdesc{{0, 0, 2, 2}, {1, 0, 3, 3}}), body...), ErrCorrupt, "version 2"},
+		{"version", append(buildHeader(3, 3, sum, []hdesc{{0, 0, 2, 2}, {1, 0, 3, 3}}), body...), ErrCorrupt, "version 3"},
 		{"T length 0", append(buildHeader(1, 0, sum, nil), body...), ErrLimit, "0 T bytes"},
 		{"T length over the limit", append(buildHeader(1, 1<<20+1, sum, nil), body...), ErrLimit, "limit"},
 		{"T length huge", append(buildHeader(1, 1<<62, sum, nil), body...), ErrLimit, "limit"},
@@ -252,4 +253,103 @@ func TestHostileTapes(t *testing.T) {
 	if _, err := Join(nil, seg); !errors.Is(err, ErrChecksum) {
 		t.Errorf("wrong sum: %v", err)
 	}
+}
+
+// storedSegment builds a segment of the given version whose streams are
+// stored as they are.
+func storedSegment(version byte, t []byte, s map[int]string) []byte {
+	var ds []hdesc
+	var body []byte
+	for id := range NumStreams {
+		if b, ok := s[id]; ok {
+			ds = append(ds, hdesc{id, methodStored, uint64(len(b)), uint64(len(b))})
+			body = append(body, b...)
+		}
+	}
+	return append(buildHeader(version, uint64(len(t)), crc32.Checksum(t, castagnoli), ds), body...)
+}
+
+// TestHostileFields: a version 2 segment's field markers lying, and a
+// version 1 segment's byte 0x04 read as itself.
+func TestHostileFields(t *testing.T) {
+	dec, err := NewDecoder(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	good, want := fieldStreams()
+	doc, tape := want[1:], good[idTape]
+	if got, err := dec.Decode(nil, storedSegment(2, want, good)); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("good segment: %q %v", got, err)
+	}
+	with := func(id int, b string) map[int]string {
+		s := maps.Clone(good)
+		if b == "" {
+			delete(s, id)
+		} else {
+			s[id] = b
+		}
+		return s
+	}
+	tmplID := streamID(16, partTmpl)
+	withTmpl := func(tm string) map[int]string {
+		s := with(tmplID, tm)
+		s[streamID(16, partTLens)] = string([]byte{byte(len(doc)), byte(len(tm))})
+		return s
+	}
+	asTokens := with(dataID(17), "")
+	delete(asTokens, lensID(17))
+	asTokens[streamID(17, partTmpl)], asTokens[streamID(17, partTLens)] = "xyz", "\x03\x03"
+	left := with(dataID(17), "xyzw")
+	left[lensID(17)] = "\x03\x01"
+	cases := []struct {
+		name string
+		s    map[int]string
+		msg  string
+	}{
+		{"the owner as its field", with(tmplID, "{\"a\":\"\x04\x10\"}"), errTokField.Error()},
+		{"role 0 as a field", with(tmplID, "{\"a\":\"\x04\x00\"}"), errTokField.Error()},
+		{"a field with numbers", with(numsID(17), "\x01"), errTokField.Error()},
+		{"a field stored sorted", with(orderID(17), "\x00"), errTokField.Error()},
+		{"a field stored as tokens", asTokens, errTokField.Error()},
+		{"a field without strings", with(tmplID, "{\"a\":\"\x04\x12\"}"), errTokens.Error()},
+		{"a marker cut short", withTmpl("{\"a\":\"xyz\"}\x04"), errTokMark.Error()},
+		{"a field's string left", left, errFieldLeft.Error()},
+		{"the tape takes a field's string", with(idTape, tape+string([]byte{opBytes, 17})), "ends early"},
+		{"an escape of 0x05", withTmpl("{\"a\":\"\x03\x05\"}"), errTokMark.Error()},
+	}
+	for _, c := range cases {
+		_, err := dec.Decode(nil, storedSegment(2, want, c.s))
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: %v, want ErrCorrupt with %q", c.name, err, c.msg)
+		}
+	}
+	// Version 1: 0x04 is a byte of the string, and cannot be escaped.
+	v1 := "a\x04b"
+	s1 := map[int]string{idTape: tape, tmplID: v1, streamID(16, partTLens): "\x03\x03"}
+	want1 := append([]byte{3}, v1...)
+	if got, err := dec.Decode(nil, storedSegment(1, want1, s1)); err != nil || !bytes.Equal(got, want1) {
+		t.Errorf("version 1 with a byte 0x04: %q %v", got, err)
+	}
+	if _, err := dec.Decode(nil, storedSegment(2, want1, s1)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("version 2 reading 0x04 'b' as a field of role 98: %v", err)
+	}
+	s1[tmplID], s1[streamID(16, partTLens)] = "a\x03\x04b", "\x03\x04"
+	if _, err := dec.Decode(nil, storedSegment(1, want1, s1)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("version 1 with 0x04 escaped: %v", err)
+	}
+	if got, err := dec.Decode(nil, storedSegment(2, want1, s1)); err != nil || !bytes.Equal(got, want1) {
+		t.Errorf("version 2 with 0x04 escaped: %q %v", got, err)
+	}
+}
+
+// fieldStreams are the streams of a version 2 segment whose one string,
+// a JSON document, has its value in a field, and the T they make.
+func fieldStreams() (map[int]string, []byte) {
+	doc := `{"a":"xyz"}`
+	tmpl := "{\"a\":\"\x04\x11\"}" // role 16's template: role 17's next string
+	tlens := string([]byte{byte(len(doc)), byte(len(tmpl))})
+	tape := string([]byte{opStr, 16})
+	s := map[int]string{idTape: tape, streamID(16, partTmpl): tmpl, streamID(16, partTLens): tlens, dataID(17): "xyz", lensID(17): "\x03"}
+	return s, append([]byte{byte(len(doc))}, doc...)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"slices"
 	"sync"
 
@@ -13,7 +14,11 @@ import (
 
 // The compressed segment (doc.go gives the layout).
 const (
-	segVersion = 1
+	// segVersion is the version this writer writes: 2, whose templates
+	// may name fields (fields.go). A reader reads 1 as well, whose
+	// templates do not.
+	segVersion  = 2
+	segVersion1 = 1
 
 	methodStored = 0 // the stream's bytes as they are
 	methodZstd   = 1 // one zstd frame, no dictionary
@@ -77,6 +82,8 @@ type Encoder struct {
 	planes []byte
 	descs  []desc
 	toks   tokens
+	fs     fieldSet
+	fbody  []byte // a trial's fields, compressed to be measured
 	sched  *Schedule
 	// trial: the segment being encoded tries both representations of its
 	// roles' strings (tokens) and of its streams of uvarints (planes), and
@@ -90,7 +97,9 @@ type Encoder struct {
 // its strings go as tokens, and for each stream of uvarints, whether it
 // goes as planes.
 type plan struct {
-	tok    [MaxRoles]bool
+	tried  [MaxRoles]bool // the roles whose strings the trial segment held (at least minTokens bytes)
+	tok    [MaxRoles]bool // strings as tokens
+	fields [MaxRoles]bool // tokens with fields
 	planes [NumStreams]bool
 }
 
@@ -205,6 +214,7 @@ func (e *Encoder) Encode(dst []byte, seg *Segment) ([]byte, error) {
 	} else {
 		e.plan = e.sched.wait(first)
 	}
+	e.fs.reset(seg)
 	for r := range MaxRoles {
 		e.role(seg, r)
 	}
@@ -244,50 +254,107 @@ const (
 )
 
 // role compresses role r's streams into e.body and e.descs, in id order:
-// nums and order, then its strings as they are or as tokens, whichever
-// was smaller at the last trial.
+// nums and order, then its strings as they are, as tokens, or as tokens
+// with their JSON values in fields, whichever was smallest at the last
+// trial.
 func (e *Encoder) role(seg *Segment, r int) {
+	if i := e.fs.byRole[r]; i != 0 { // a field: the role holds nothing else
+		f := &e.fs.fields[i-1]
+		e.put(dataID(r), f.data)
+		e.put(lensID(r), f.lens)
+		return
+	}
 	e.parts(seg, r, partNums, partOrder)
 	data, lens := seg.bufs[dataID(r)], seg.bufs[lensID(r)]
 	if r == 0 || len(data) < minTokens || len(lens) == 0 {
 		e.parts(seg, r, partData, partLens)
 		return
 	}
-	try := e.trial
-	if !try && !e.plan.tok[r] {
-		e.parts(seg, r, partData, partLens)
+	// A role the trial segment did not hold is tried in each segment
+	// that holds it, for that segment alone (the plan is shared: only its
+	// trial segment writes it).
+	if e.trial || !e.plan.tried[r] {
+		e.tryRole(seg, r)
 		return
 	}
-	n0, d0 := len(e.body), len(e.descs)
-	if try {
+	if !e.plan.tok[r] || !e.tokenStreams(seg, r, e.plan.fields[r]) {
 		e.parts(seg, r, partData, partLens)
 	}
-	n1, d1 := len(e.body), len(e.descs)
-	e.toks.reset()
-	if !e.toks.tokenize(data, lens) { // lens that do not cut data: never from a Splitter
-		if !try {
-			e.parts(seg, r, partData, partLens)
+}
+
+// tryRole writes role r's strings in each of the three ways, keeps the
+// smallest, and notes it in the plan when the segment is its trial.
+func (e *Encoder) tryRole(seg *Segment, r int) {
+	var at [4]int // the body and descriptors at the start of each way, and after the last
+	var dat [4]int
+	at[0], dat[0] = len(e.body), len(e.descs)
+	e.parts(seg, r, partData, partLens)
+	at[1], dat[1] = len(e.body), len(e.descs)
+	size := [3]int{at[1] - at[0], math.MaxInt, math.MaxInt}
+	if e.tokenStreams(seg, r, false) {
+		at[2], dat[2] = len(e.body), len(e.descs)
+		size[1] = at[2] - at[1]
+	} else {
+		at[2], dat[2] = at[1], dat[1]
+	}
+	mark := e.fs.n
+	if e.tokenStreams(seg, r, true) {
+		size[2] = len(e.body) - at[2] + e.fieldsSize(mark)
+	}
+	at[3], dat[3] = len(e.body), len(e.descs)
+	best := 0
+	for w := 1; w < 3; w++ {
+		if size[w] < size[best] {
+			best = w
 		}
-		return
+	}
+	if e.trial {
+		e.plan.tried[r], e.plan.tok[r], e.plan.fields[r] = true, best > 0, best == 2
+	}
+	if best != 2 {
+		e.fs.drop(mark)
+	}
+	e.body = append(e.body[:at[0]], e.body[at[best]:at[best+1]]...)
+	e.descs = append(e.descs[:dat[0]], e.descs[dat[best]:dat[best+1]]...)
+	if best == 0 && cap(e.toks.tmpl) > 1<<20 { // a large role that lost: do not keep its scratch
+		e.toks = tokens{}
+	}
+}
+
+// tokenStreams writes role r's strings as tokens, with their JSON values
+// in fields or not; false (nothing written) when its lens do not cut its
+// data, which a Splitter never makes.
+func (e *Encoder) tokenStreams(seg *Segment, r int, fields bool) bool {
+	e.toks.reset()
+	e.toks.fields = nil
+	mark := e.fs.n
+	if fields {
+		e.toks.fields = &e.fs
+		e.fs.begin(r)
+	}
+	if !e.toks.tokenize(seg.bufs[dataID(r)], seg.bufs[lensID(r)]) {
+		e.fs.drop(mark)
+		return false
 	}
 	e.put(streamID(r, partTmpl), e.toks.tmpl)
 	e.put(streamID(r, partTNums), e.toks.nums)
 	e.put(streamID(r, partTHex), e.toks.hex)
 	e.put(streamID(r, partTLens), e.toks.lens)
-	if !try {
-		return
+	return true
+}
+
+// fieldsSize is what the fields given out since mark take compressed (a
+// trial's measure: their streams are written in their roles' turn).
+func (e *Encoder) fieldsSize(mark int) int {
+	n := 0
+	for i := mark; i < e.fs.n; i++ {
+		f := &e.fs.fields[i]
+		for _, b := range [2][]byte{f.data, f.lens} {
+			e.fbody, _ = e.stream(e.fbody[:0], streamID(f.role, partData), b)
+			n += len(e.fbody) + 4 // and about a descriptor
+		}
 	}
-	use := len(e.body)-n1 < n1-n0
-	e.plan.tok[r] = use
-	if use {
-		e.body = append(e.body[:n0], e.body[n1:]...)
-		e.descs = append(e.descs[:d0], e.descs[d1:]...)
-		return
-	}
-	e.body, e.descs = e.body[:n1], e.descs[:d1]
-	if cap(e.toks.tmpl) > 1<<20 { // a large role that lost: do not keep its scratch
-		e.toks = tokens{}
-	}
+	return n
 }
 
 // parts compresses the parts from..to of role r that hold bytes.
@@ -358,6 +425,8 @@ type Decoder struct {
 	tlens  []byte
 	j      joiner
 	descs  []desc
+	fr     fieldReader
+	ver    byte // the segment's version
 }
 
 type desc struct {
@@ -468,19 +537,32 @@ func (d *Decoder) untokenize() error {
 		d.tlens = make([]byte, 0, nlens)
 	}
 	data, lens := d.tdata[:0], d.tlens[:0]
+	var fields *fieldReader // version 1: no fields
+	if d.ver != segVersion1 {
+		fields = &d.fr
+		fields.start(seg)
+	}
 	for r := 1; r < MaxRoles; r++ {
-		t := tokens{seg.bufs[streamID(r, partTmpl)], seg.bufs[streamID(r, partTNums)], seg.bufs[streamID(r, partTHex)], seg.bufs[streamID(r, partTLens)]}
+		t := tokens{tmpl: seg.bufs[streamID(r, partTmpl)], nums: seg.bufs[streamID(r, partTNums)], hex: seg.bufs[streamID(r, partTHex)], lens: seg.bufs[streamID(r, partTLens)]}
 		if len(t.lens) == 0 {
 			continue
 		}
 		d0, l0 := len(data), len(lens)
 		var err error
-		if data, lens, err = untokenize(data, lens, t, int(total)-d0); err != nil {
+		if fields != nil {
+			fields.owner = r
+		}
+		if data, lens, err = untokenize(data, lens, t, int(total)-d0, fields); err != nil {
 			return fmt.Errorf("%w: role %d: tokens: %v", ErrCorrupt, r, err)
 		}
 		seg.bufs[dataID(r)], seg.bufs[lensID(r)] = data[d0:len(data):len(data)], lens[l0:len(lens):len(lens)]
 		for part := partTmpl; part <= partTLens; part++ {
 			seg.bufs[streamID(r, part)] = nil
+		}
+	}
+	if fields != nil {
+		if err := fields.finish(); err != nil {
+			return fmt.Errorf("%w: fields: %v", ErrCorrupt, err)
 		}
 	}
 	return nil
@@ -558,12 +640,14 @@ func uvarintLen(v uint64) int {
 // stream.
 func (d *Decoder) header(src []byte) (int, error) {
 	r := hdrReader{b: src}
-	if v := r.byte(); v != segVersion {
-		if r.err != nil {
-			return 0, r.fail("version")
-		}
-		return 0, fmt.Errorf("%w: version %d, this reader knows %d", ErrCorrupt, v, segVersion)
+	v := r.byte()
+	if r.err != nil {
+		return 0, r.fail("version")
 	}
+	if err := checkVersion(v); err != nil {
+		return 0, err
+	}
+	d.ver = v
 	tlen := r.uvarint("T length")
 	if r.err == nil && (tlen == 0 || tlen > uint64(d.limit)) {
 		return 0, fmt.Errorf("%w: %d T bytes, the limit is 1..%d", ErrLimit, tlen, d.limit)

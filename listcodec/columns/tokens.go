@@ -15,8 +15,9 @@ import (
 //
 //   - tmpl (part 4): each string with every number and hex run replaced
 //     by a marker: 0x01 for a number, 0x02 and k for a hex run of k bytes
-//     (4 ≤ k ≤ 127); a byte 0x01–0x03 of the string itself is written
-//     0x03 and the byte;
+//     (4 ≤ k ≤ 127), and (segments of version 2) 0x04 and a role f for
+//     the next string of field f (fields.go); a byte 0x01–0x04 of the
+//     string itself (0x01–0x03 in version 1) is written 0x03 and the byte;
 //   - tnums (part 5): for each number, in order, the uvarint zigzag(v −
 //     p), p the number the string's same slot (the i-th number of a
 //     string, i ≥ 15 counted as 15) held last in the segment's role, 0 at
@@ -32,9 +33,10 @@ import (
 // string writes each number in decimal and each hex run in lowercase hex.
 
 const (
-	markNum = 0x01
-	markHex = 0x02
-	markEsc = 0x03
+	markNum   = 0x01
+	markHex   = 0x02
+	markEsc   = 0x03
+	markField = 0x04 // segments of version 2
 
 	maxDigits = 18
 	minHex    = 4 // bytes
@@ -42,9 +44,11 @@ const (
 	slots     = 16
 )
 
-// tokens is the four token streams of a role.
+// tokens is the four token streams of a role, and (an Encoder's) the
+// fields its JSON strings' values go to, nil for none.
 type tokens struct {
 	tmpl, nums, hex, lens []byte
+	fields                *fieldSet
 }
 
 func (t *tokens) reset() {
@@ -83,6 +87,15 @@ func (t *tokens) tokenize(data, lens []byte) bool {
 // tokenizeOne appends the tokens of one string.
 func (t *tokens) tokenizeOne(s []byte, prev *[slots]int64) {
 	slot := 0
+	if t.fields != nil {
+		t.tokenizeFields(s, prev, &slot)
+		return
+	}
+	t.tokenizePlain(s, prev, &slot)
+}
+
+// tokenizePlain appends the tokens of s, its numbers counted from *slot.
+func (t *tokens) tokenizePlain(s []byte, prev *[slots]int64, slot *int) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if class[c] == clOther {
@@ -114,10 +127,10 @@ func (t *tokens) tokenizeOne(s []byte, prev *[slots]int64) {
 			for _, d := range run {
 				v = v*10 + int64(d-'0')
 			}
-			sl := min(slot, slots-1)
+			sl := min(*slot, slots-1)
 			t.nums = binary.AppendUvarint(t.nums, zigzag(v-prev[sl]))
 			prev[sl] = v
-			slot++
+			*slot++
 			t.tmpl = append(t.tmpl, markNum)
 		case seen == clDigit|clHex && len(run)%2 == 0 && len(run) >= 2*minHex && len(run) <= 2*maxHex:
 			t.tmpl = append(t.tmpl, markHex, byte(len(run)/2))
@@ -132,7 +145,7 @@ func (t *tokens) tokenizeOne(s []byte, prev *[slots]int64) {
 // classes or-ed tell a number, clDigit, from a hex run, clDigit|clHex).
 const (
 	clOther = 0 // not a letter or digit, not a marker
-	clMark  = 1 // 0x01..0x03: escaped in a template
+	clMark  = 1 // 0x01..0x04: escaped in a template
 	clDigit = 2 // 0-9
 	clHex   = 4 // a-f
 	clAlpha = 8 // the other letters
@@ -141,7 +154,7 @@ const (
 var class = func() (a [256]uint8) {
 	for c := range 256 {
 		switch {
-		case c >= markNum && c <= markEsc:
+		case c >= markNum && c <= markField:
 			a[c] = clMark
 		case c >= '0' && c <= '9':
 			a[c] = clDigit
@@ -172,15 +185,22 @@ var (
 	errTokens    = errors.New("the token streams do not add up")
 	errTokNumber = errors.New("a token number out of range")
 	errTokMark   = errors.New("a template's marker cut short or out of range")
+	errTokField  = errors.New("a field marker names a role that cannot be a field")
+	errFieldLeft = errors.New("a field's strings are not all taken")
 )
 
 const hexDigits = "0123456789abcdef"
 
 // untokenize rebuilds the strings of token streams: their bytes appended
 // to data (at most limit of them) and their lengths, uvarints, to lens.
-// Every stream must be read to its end.
-func untokenize(data, lens []byte, t tokens, limit int) ([]byte, []byte, error) {
-	r := tokReader{t: t}
+// Every stream must be read to its end. fields is where a version 2
+// segment's field markers take their strings; nil, a version 1 segment's
+// templates have none (a byte 0x04 is itself).
+func untokenize(data, lens []byte, t tokens, limit int, fields *fieldReader) ([]byte, []byte, error) {
+	r := tokReader{t: t, last: markEsc, fields: fields}
+	if fields != nil {
+		r.last = markField
+	}
 	total, err := r.uvarint(&r.lp, t.lens)
 	if err != nil {
 		return data, lens, err
@@ -215,6 +235,8 @@ func untokenize(data, lens []byte, t tokens, limit int) ([]byte, []byte, error) 
 type tokReader struct {
 	t              tokens
 	tp, np, hp, lp int
+	last           byte // the last marker byte: markEsc or markField
+	fields         *fieldReader
 	digits         [20]byte
 }
 
@@ -233,7 +255,7 @@ func (r *tokReader) expand(data, tmpl []byte, end int, prev *[slots]int64) ([]by
 	for i := 0; i < len(tmpl); {
 		// The literal bytes up to the next marker, in one copy.
 		k := i
-		for k < len(tmpl) && tmpl[k]-markNum > markEsc-markNum {
+		for k < len(tmpl) && tmpl[k]-markNum > r.last-markNum {
 			k++
 		}
 		if k > i {
@@ -253,8 +275,14 @@ func (r *tokReader) expand(data, tmpl []byte, end int, prev *[slots]int64) ([]by
 		case markHex:
 			data, err = r.hexRun(data, tmpl[i+1:], end)
 			i += 2
+		case markField:
+			if i+1 >= len(tmpl) {
+				return data, errTokMark
+			}
+			data, err = r.field(data, tmpl[i+1], end)
+			i += 2
 		default: // markEsc
-			if i+1 >= len(tmpl) || tmpl[i+1]-markNum > markEsc-markNum {
+			if i+1 >= len(tmpl) || tmpl[i+1]-markNum > r.last-markNum {
 				return data, errTokMark
 			}
 			if len(data) >= end {
@@ -268,6 +296,18 @@ func (r *tokReader) expand(data, tmpl []byte, end int, prev *[slots]int64) ([]by
 		}
 	}
 	return data, nil
+}
+
+// field writes the next string of field role f.
+func (r *tokReader) field(data []byte, f byte, end int) ([]byte, error) {
+	s, err := r.fields.next(int(f))
+	if err != nil {
+		return data, err
+	}
+	if len(data)+len(s) > end {
+		return data, errTokens
+	}
+	return append(data, s...), nil
 }
 
 // number writes the next number of the template's string.

@@ -67,14 +67,7 @@ func TestTokenize(t *testing.T) {
 		data = append(data, s...)
 		lens = binary.AppendUvarint(lens, uint64(len(s)))
 	}
-	var tk tokens
-	if !tk.tokenize(data, lens) {
-		t.Fatal("tokenize refused")
-	}
-	gd, gl, err := untokenize(nil, nil, tk, len(data))
-	if err != nil || !bytes.Equal(gd, data) || !bytes.Equal(gl, lens) {
-		t.Fatalf("untokenize: %v\n%q\n%q", err, gd, data)
-	}
+	tk := roundTripTokens(t, data, lens, true)
 	if tk.tokenize(data, append(lens, 1)) {
 		t.Fatal("lens past the data: tokenized")
 	}
@@ -100,7 +93,7 @@ func TestTokenize(t *testing.T) {
 		{"short of the total", tokens{tmpl: []byte("ab"), lens: []byte{3, 2}}, errTokens},
 	}
 	for _, c := range cases {
-		if _, _, err := untokenize(nil, nil, c.t, 20); !errors.Is(err, c.want) {
+		if _, _, err := untokenize(nil, nil, c.t, 20, noFields()); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, err, c.want)
 		}
 	}
@@ -120,18 +113,103 @@ func FuzzTokens(f *testing.F) {
 			lens = binary.AppendUvarint(lens, uint64(n))
 			p += n
 		}
-		var tk tokens
-		if !tk.tokenize(a, lens) {
-			t.Fatal("tokenize refused")
-		}
-		gd, gl, err := untokenize(nil, nil, tk, len(a))
-		if err != nil || !bytes.Equal(gd, a) || !bytes.Equal(gl, lens) {
-			t.Fatalf("round trip: %v", err)
-		}
-		// The fuzzer's bytes as token streams.
+		roundTripTokens(t, a, lens, len(b) > 0 && b[0]&1 == 0)
+		// The fuzzer's bytes as token streams, of both versions, with
+		// the fuzzer's bytes as fields.
 		ts := tokens{tmpl: a, nums: b, hex: b, lens: append(binary.AppendUvarint(nil, uint64(len(a))), byte(len(a)))}
-		if d, _, err := untokenize(nil, nil, ts, 2*len(a)); err == nil && len(d) > 2*len(a) {
-			t.Fatal("past the limit")
+		for _, fr := range []*fieldReader{nil, noFields(), someFields(b)} {
+			if d, _, err := untokenize(nil, nil, ts, 2*len(a), fr); err == nil && len(d) > 2*len(a) {
+				t.Fatal("past the limit")
+			}
 		}
 	})
+}
+
+// roundTripTokens tokenizes the strings data cut by lens, their JSON
+// values to fields when withFields, and checks that they come back.
+func roundTripTokens(t *testing.T, data, lens []byte, withFields bool) *tokens {
+	t.Helper()
+	var tk tokens
+	seg := &Segment{}
+	if withFields {
+		tk.fields = &fieldSet{}
+		tk.fields.reset(seg)
+		tk.fields.begin(roleList)
+	}
+	if !tk.tokenize(data, lens) {
+		t.Fatal("tokenize refused")
+	}
+	if withFields {
+		for _, f := range tk.fields.fields[:tk.fields.n] {
+			seg.bufs[dataID(f.role)], seg.bufs[lensID(f.role)] = f.data, f.lens
+		}
+	}
+	fr := &fieldReader{}
+	fr.start(seg)
+	fr.owner = roleList
+	gd, gl, err := untokenize(nil, nil, tk, len(data), fr)
+	if err == nil {
+		err = fr.finish()
+	}
+	if err != nil || !bytes.Equal(gd, data) || !bytes.Equal(gl, lens) {
+		t.Fatalf("untokenize: %v\n%q\n%q", err, gd, data)
+	}
+	return &tk
+}
+
+// noFields is the fieldReader of a segment without fields.
+func noFields() *fieldReader {
+	fr := &fieldReader{}
+	fr.start(&Segment{})
+	return fr
+}
+
+// someFields is the fieldReader of a segment whose roles 16 and over hold
+// b as data and as lens.
+func someFields(b []byte) *fieldReader {
+	seg := &Segment{}
+	for r := firstDynamic; r < MaxRoles; r++ {
+		seg.bufs[dataID(r)], seg.bufs[lensID(r)] = b, b
+	}
+	fr := &fieldReader{}
+	fr.start(seg)
+	return fr
+}
+
+// TestTokenizeFields: the string values of JSON documents, wherever they
+// stand in a string, go to one field per path, and every string comes
+// back, JSON or not.
+func TestTokenizeFields(t *testing.T) {
+	strs := []string{
+		`{"id":"u1","name":"Ann","tags":["a","b"],"addr":{"city":"Oslo","zip":"0150"},"n":12}`,
+		`{"id":"u2","name":"Bob","tags":["c"],"addr":{"city":"Rome","zip":"00100"},"n":13}`,
+		"\x82\x00" + `{"id":"u3","name":"Cy"}` + "\x17\x99" + `{"id":"u4","name":"Di"}` + "\x01\x04", // listpack entries
+		`{"esc":"a\"b\\","k\"ey":"v","":""}`, `{"cut":"no end`, `{"x":` + strings.Repeat(`{"d":`, 40) + `"deep"` + strings.Repeat("}", 40) + "}",
+		`}}]]{"a":"b"}{"a":"c"}`, `["x","y"]`, `{"a" : "spaced" , "b":"\u00e9"}`, "plain text 42 deadbeefcafe",
+	}
+	var data, lens []byte
+	for _, s := range strs {
+		data = append(data, s...)
+		lens = binary.AppendUvarint(lens, uint64(len(s)))
+	}
+	tk := roundTripTokens(t, data, lens, true)
+	fields := map[string]string{}
+	for _, f := range tk.fields.fields[:tk.fields.n] {
+		var vals []string
+		for p, d := 0, f.data; p < len(f.lens); {
+			n, k := binary.Uvarint(f.lens[p:])
+			p += k
+			vals = append(vals, string(d[:n]))
+			d = d[n:]
+		}
+		fields[vals[0]] = strings.Join(vals, ",")
+	}
+	for first, want := range map[string]string{"u1": "u1,u2,u3,u4", "Ann": "Ann,Bob,Cy,Di", "a": "a,b,c", "Oslo": "Oslo,Rome", "deep": "deep", "b": "b,c,spaced"} {
+		if fields[first] != want {
+			t.Errorf("field of %q: %q, want %q (fields: %q)", first, fields[first], want, fields)
+		}
+	}
+	if bytes.Contains(tk.tmpl, []byte("Rome")) || !bytes.Contains(tk.tmpl, []byte(`"zip":"`)) {
+		t.Errorf("template %q: values left in it, or keys taken out", tk.tmpl)
+	}
 }
