@@ -88,13 +88,14 @@
 //
 //	tmpl  (8r+4)  each string with every number and hex run replaced by a
 //	              marker: 0x01 a number, 0x02 and k (4 ≤ k ≤ 127) a hex run
-//	              of k bytes, (version 2) 0x04 and f (a byte) the next
-//	              string of field f; a byte 0x01–0x04 of the string itself
+//	              of k bytes; in version 2 also 0x04 and f (a byte) the next
+//	              string of field f, and 0x05 and k (16 ≤ k < 64) a number
+//	              of slot k; a byte 0x01–0x05 of the string itself
 //	              (version 1: 0x01–0x03) is written 0x03 and the byte
 //	tnums (8r+5)  for each number v (0 ≤ v < 10^18), in order, the uvarint
-//	              zigzag(v − p), p the value the same slot (the i-th number
-//	              of a string, i ≥ 15 counted as 15) held last in the role's
-//	              strings, 0 at first
+//	              zigzag(v − p), p the value the same slot (0x01: the i-th
+//	              0x01 of a string, i ≥ 15 counted as 15; 0x05: k) held
+//	              last in the role's strings, 0 at first
 //	thex  (8r+6)  the bytes of the hex runs, in order
 //	tlens (8r+7)  the uvarint total length D of the strings, then each
 //	              template's length, a uvarint

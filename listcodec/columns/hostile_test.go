@@ -316,7 +316,10 @@ func TestHostileFields(t *testing.T) {
 		{"a marker cut short", withTmpl("{\"a\":\"xyz\"}\x04"), errTokMark.Error()},
 		{"a field's string left", left, errFieldLeft.Error()},
 		{"the tape takes a field's string", with(idTape, tape+string([]byte{opBytes, 17})), "ends early"},
-		{"an escape of 0x05", withTmpl("{\"a\":\"\x03\x05\"}"), errTokMark.Error()},
+		{"an escape of 0x06", withTmpl("{\"a\":\"\x03\x06\"}"), errTokMark.Error()},
+		{"a path slot cut short", withTmpl("{\"a\":\"xyz\"}\x05"), errTokMark.Error()},
+		{"a path slot among the ordinal ones", withTmpl("{\"a\":\"xyz\"}\x05\x0f"), errTokMark.Error()},
+		{"a path slot past the last", withTmpl("{\"a\":\"xyz\"}\x05\x40"), errTokMark.Error()},
 	}
 	for _, c := range cases {
 		_, err := dec.Decode(nil, storedSegment(2, want, c.s))

@@ -37,11 +37,14 @@ const (
 	markHex   = 0x02
 	markEsc   = 0x03
 	markField = 0x04 // segments of version 2
+	markSlot  = 0x05 // segments of version 2
 
 	maxDigits = 18
 	minHex    = 4 // bytes
 	maxHex    = 127
 	slots     = 16
+	pathSlots = 48 // version 2: numbers of JSON values, a slot for each path (fields.go)
+	allSlots  = slots + pathSlots
 )
 
 // tokens is the four token streams of a role, and (an Encoder's) the
@@ -72,7 +75,7 @@ func (t *tokens) tokenize(data, lens []byte) bool {
 	}
 	t.lens = binary.AppendUvarint(t.lens, uint64(len(data)))
 	t.tmpl = slices.Grow(t.tmpl, len(data)+len(data)/16)
-	var prev [slots]int64
+	var prev [allSlots]int64
 	for p := 0; p < len(lens); {
 		n, k := binary.Uvarint(lens[p:])
 		p += k
@@ -85,7 +88,7 @@ func (t *tokens) tokenize(data, lens []byte) bool {
 }
 
 // tokenizeOne appends the tokens of one string.
-func (t *tokens) tokenizeOne(s []byte, prev *[slots]int64) {
+func (t *tokens) tokenizeOne(s []byte, prev *[allSlots]int64) {
 	slot := 0
 	if t.fields != nil {
 		t.tokenizeFields(s, prev, &slot)
@@ -95,7 +98,7 @@ func (t *tokens) tokenizeOne(s []byte, prev *[slots]int64) {
 }
 
 // tokenizePlain appends the tokens of s, its numbers counted from *slot.
-func (t *tokens) tokenizePlain(s []byte, prev *[slots]int64, slot *int) {
+func (t *tokens) tokenizePlain(s []byte, prev *[allSlots]int64, slot *int) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if class[c] == clOther {
@@ -145,7 +148,7 @@ func (t *tokens) tokenizePlain(s []byte, prev *[slots]int64, slot *int) {
 // classes or-ed tell a number, clDigit, from a hex run, clDigit|clHex).
 const (
 	clOther = 0 // not a letter or digit, not a marker
-	clMark  = 1 // 0x01..0x04: escaped in a template
+	clMark  = 1 // 0x01..0x05: escaped in a template
 	clDigit = 2 // 0-9
 	clHex   = 4 // a-f
 	clAlpha = 8 // the other letters
@@ -154,7 +157,7 @@ const (
 var class = func() (a [256]uint8) {
 	for c := range 256 {
 		switch {
-		case c >= markNum && c <= markField:
+		case c >= markNum && c <= markSlot:
 			a[c] = clMark
 		case c >= '0' && c <= '9':
 			a[c] = clDigit
@@ -199,7 +202,7 @@ const hexDigits = "0123456789abcdef"
 func untokenize(data, lens []byte, t tokens, limit int, fields *fieldReader) ([]byte, []byte, error) {
 	r := tokReader{t: t, last: markEsc, fields: fields}
 	if fields != nil {
-		r.last = markField
+		r.last = markSlot
 	}
 	total, err := r.uvarint(&r.lp, t.lens)
 	if err != nil {
@@ -209,7 +212,7 @@ func untokenize(data, lens []byte, t tokens, limit int, fields *fieldReader) ([]
 		return data, lens, errTokens
 	}
 	end := len(data) + int(total)
-	var prev [slots]int64
+	var prev [allSlots]int64
 	for r.lp < len(t.lens) {
 		tl, err := r.uvarint(&r.lp, t.lens)
 		if err != nil {
@@ -235,7 +238,7 @@ func untokenize(data, lens []byte, t tokens, limit int, fields *fieldReader) ([]
 type tokReader struct {
 	t              tokens
 	tp, np, hp, lp int
-	last           byte // the last marker byte: markEsc or markField
+	last           byte // the last marker byte: markEsc (version 1) or markSlot
 	fields         *fieldReader
 	digits         [20]byte
 }
@@ -250,7 +253,7 @@ func (r *tokReader) uvarint(p *int, b []byte) (uint64, error) {
 }
 
 // expand writes one template's string, never past end.
-func (r *tokReader) expand(data, tmpl []byte, end int, prev *[slots]int64) ([]byte, error) {
+func (r *tokReader) expand(data, tmpl []byte, end int, prev *[allSlots]int64) ([]byte, error) {
 	slot := 0
 	for i := 0; i < len(tmpl); {
 		// The literal bytes up to the next marker, in one copy.
@@ -270,7 +273,8 @@ func (r *tokReader) expand(data, tmpl []byte, end int, prev *[slots]int64) ([]by
 		var err error
 		switch tmpl[i] {
 		case markNum:
-			data, err = r.number(data, end, prev, &slot)
+			data, err = r.number(data, end, prev, min(slot, slots-1))
+			slot++
 			i++
 		case markHex:
 			data, err = r.hexRun(data, tmpl[i+1:], end)
@@ -280,6 +284,12 @@ func (r *tokReader) expand(data, tmpl []byte, end int, prev *[slots]int64) ([]by
 				return data, errTokMark
 			}
 			data, err = r.field(data, tmpl[i+1], end)
+			i += 2
+		case markSlot:
+			if i+1 >= len(tmpl) || tmpl[i+1] < slots || tmpl[i+1] >= allSlots {
+				return data, errTokMark
+			}
+			data, err = r.number(data, end, prev, int(tmpl[i+1]))
 			i += 2
 		default: // markEsc
 			if i+1 >= len(tmpl) || tmpl[i+1]-markNum > r.last-markNum {
@@ -311,18 +321,16 @@ func (r *tokReader) field(data []byte, f byte, end int) ([]byte, error) {
 }
 
 // number writes the next number of the template's string.
-func (r *tokReader) number(data []byte, end int, prev *[slots]int64, slot *int) ([]byte, error) {
+func (r *tokReader) number(data []byte, end int, prev *[allSlots]int64, sl int) ([]byte, error) {
 	u, err := r.uvarint(&r.np, r.t.nums)
 	if err != nil {
 		return data, err
 	}
-	sl := min(*slot, slots-1)
 	v := prev[sl] + unzigzag(u)
 	if v < 0 || v >= 1e18 {
 		return data, errTokNumber
 	}
 	prev[sl] = v
-	*slot++
 	if len(data)+maxDigits > end && len(data)+len(strconv.AppendInt(r.digits[:0], v, 10)) > end {
 		return data, errTokens
 	}

@@ -209,6 +209,9 @@ func TestTokenizeFields(t *testing.T) {
 			t.Errorf("field of %q: %q, want %q (fields: %q)", first, fields[first], want, fields)
 		}
 	}
+	if n := bytes.Count(tk.tmpl, []byte(`"n":`+string(rune(markSlot)))); n != 2 {
+		t.Errorf("template %q: %d numbers of path .n with their path's slot, want 2", tk.tmpl, n)
+	}
 	if bytes.Contains(tk.tmpl, []byte("Rome")) || !bytes.Contains(tk.tmpl, []byte(`"zip":"`)) {
 		t.Errorf("template %q: values left in it, or keys taken out", tk.tmpl)
 	}
