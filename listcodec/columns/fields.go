@@ -146,6 +146,7 @@ func (t *tokens) tokenizeFields(s []byte, prev *[allSlots]int64, slot *int) {
 		if i < 0 {
 			break
 		}
+		t.sawJSON = true
 		t.tokenizePlain(s[:i], prev, slot)
 		s = s[i+t.tokenizeJSON(s[i:], prev, slot):]
 	}

@@ -83,7 +83,8 @@ type Encoder struct {
 	descs  []desc
 	toks   tokens
 	fs     fieldSet
-	fbody  []byte // a trial's fields, compressed to be measured
+	fbody  []byte // a trial's streams, compressed to be measured
+	slens  []byte // the lengths of a trial's sample
 	sched  *Schedule
 	// trial: the segment being encoded tries both representations of its
 	// roles' strings (tokens) and of its streams of uvarints (planes), and
@@ -282,9 +283,103 @@ func (e *Encoder) role(seg *Segment, r int) {
 	}
 }
 
-// tryRole writes role r's strings in each of the three ways, keeps the
-// smallest, and notes it in the plan when the segment is its trial.
+// trySample: a role's strings past this many bytes are tried on their
+// first ones (whole strings, at least trySample bytes), and then written
+// once the way that won; a role of fewer is written each way, the
+// smallest kept. (Trying the whole of every role took a fifth more CPU on
+// godev-raw, where large roles of source files come after segment 0.)
+const trySample = 256 << 10
+
+// tryRole writes role r's strings as they are, as tokens, or as tokens
+// with fields, whichever is smallest, and notes it in the plan when the
+// segment is its trial.
 func (e *Encoder) tryRole(seg *Segment, r int) {
+	data, lens := seg.bufs[dataID(r)], seg.bufs[lensID(r)]
+	sd, sl := e.sampleOf(data, lens, trySample)
+	if len(sd) == len(data) {
+		e.tryAll(seg, r)
+		return
+	}
+	best, size := 0, e.wayCost(r, sd, sl, 0)
+	if c := e.wayCost(r, sd, sl, 2); c < size {
+		best, size = 2, c
+	}
+	if e.toks.sawJSON { // else tokens without fields are the same bytes
+		if c := e.wayCost(r, sd, sl, 1); c <= size {
+			best = 1
+		}
+	}
+	if e.trial {
+		e.plan.tried[r], e.plan.tok[r], e.plan.fields[r] = true, best > 0, best == 2
+	}
+	if best == 0 || !e.tokenStreams(seg, r, best == 2) {
+		e.parts(seg, r, partData, partLens)
+	}
+}
+
+// sampleOf returns the first n bytes of data as strings: those of lens
+// up to there, the last one cut at n (a piece of a list longer than a
+// segment is one string of the whole segment); all of data when it is
+// shorter, or when lens do not cut it.
+func (e *Encoder) sampleOf(data, lens []byte, n int) ([]byte, []byte) {
+	if len(data) <= n {
+		return data, lens
+	}
+	sum := 0
+	for p := 0; p < len(lens); {
+		v, k := binary.Uvarint(lens[p:])
+		if k <= 0 || v > uint64(len(data)-sum) {
+			return data, lens
+		}
+		if sum+int(v) >= n {
+			e.slens = binary.AppendUvarint(append(e.slens[:0], lens[:p]...), uint64(n-sum))
+			return data[:n], e.slens
+		}
+		p += k
+		sum += int(v)
+	}
+	return data, lens
+}
+
+// wayCost is what the strings data (cut by lens) of role r take
+// compressed one way: 0 as they are, 1 as tokens, 2 as tokens with fields
+// (math.MaxInt when lens do not cut data). It leaves no field given out.
+func (e *Encoder) wayCost(r int, data, lens []byte, way int) int {
+	if way == 0 {
+		return e.cost(dataID(r), data) + e.cost(lensID(r), lens)
+	}
+	e.toks.reset()
+	e.toks.fields = nil
+	mark := e.fs.n
+	if way == 2 {
+		e.toks.fields = &e.fs
+		e.fs.begin(r)
+	}
+	defer e.fs.drop(mark)
+	if !e.toks.tokenize(data, lens) {
+		return math.MaxInt
+	}
+	n := e.cost(streamID(r, partTmpl), e.toks.tmpl) + e.cost(streamID(r, partTNums), e.toks.nums) +
+		e.cost(streamID(r, partTHex), e.toks.hex) + e.cost(streamID(r, partTLens), e.toks.lens)
+	if way == 2 {
+		n += e.fieldsSize(mark)
+	}
+	return n
+}
+
+// cost is what stream id's bytes b take compressed, and about their
+// descriptor.
+func (e *Encoder) cost(id int, b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	e.fbody, _ = e.stream(e.fbody[:0], id, b)
+	return len(e.fbody) + 4
+}
+
+// tryAll writes role r's strings in each of the three ways, keeps the
+// smallest, and notes it in the plan when the segment is its trial.
+func (e *Encoder) tryAll(seg *Segment, r int) {
 	var at [4]int // the body and descriptors at the start of each way, and after the last
 	var dat [4]int
 	at[0], dat[0] = len(e.body), len(e.descs)
@@ -349,10 +444,7 @@ func (e *Encoder) fieldsSize(mark int) int {
 	n := 0
 	for i := mark; i < e.fs.n; i++ {
 		f := &e.fs.fields[i]
-		for _, b := range [2][]byte{f.data, f.lens} {
-			e.fbody, _ = e.stream(e.fbody[:0], streamID(f.role, partData), b)
-			n += len(e.fbody) + 4 // and about a descriptor
-		}
+		n += e.cost(dataID(f.role), f.data) + e.cost(lensID(f.role), f.lens)
 	}
 	return n
 }

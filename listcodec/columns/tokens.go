@@ -52,10 +52,12 @@ const (
 type tokens struct {
 	tmpl, nums, hex, lens []byte
 	fields                *fieldSet
+	sawJSON               bool // a JSON document was met since reset (with fields)
 }
 
 func (t *tokens) reset() {
 	t.tmpl, t.nums, t.hex, t.lens = t.tmpl[:0], t.nums[:0], t.hex[:0], t.lens[:0]
+	t.sawJSON = false
 }
 
 // tokenize appends the strings (data cut by the uvarint lengths lens) to
