@@ -132,25 +132,48 @@ func (f *field) add(v []byte) {
 	f.lens = binary.AppendUvarint(f.lens, uint64(len(v)))
 }
 
-// jsonStart is how a JSON object begins: documents are looked for
-// wherever a string holds this, so that a string of several (the pieces
-// of a list longer than a segment, with their listpacks' headers between
-// them) has its values cut out too.
-var jsonStart = []byte(`{"`)
-
 // tokenizeFields appends the tokens of a string that may hold JSON
-// documents.
+// documents. A document is an object: a '{', then a key, a string
+// followed by ':' (blanks allowed between, as pretty-printed JSON has
+// them; source code's lists of strings, {"a", "b"}, are not); documents are looked for wherever a
+// string holds them, so that a string of several (the pieces of a list
+// longer than a segment, with their listpacks' headers between them) has
+// its values cut out too.
 func (t *tokens) tokenizeFields(s []byte, prev *[allSlots]int64, slot *int) {
-	for {
-		i := bytes.Index(s, jsonStart)
+	for from := 0; ; {
+		i := bytes.IndexByte(s[from:], '{')
 		if i < 0 {
 			break
 		}
+		i += from
+		if !objectAt(s, i) {
+			from = i + 1
+			continue
+		}
 		t.sawJSON = true
 		t.tokenizePlain(s[:i], prev, slot)
-		s = s[i+t.tokenizeJSON(s[i:], prev, slot):]
+		s, from = s[i+t.tokenizeJSON(s[i:], prev, slot):], 0
 	}
 	t.tokenizePlain(s, prev, slot)
+}
+
+// objectAt tells whether a JSON object starts at s[i] ('{'): a key follows.
+func objectAt(s []byte, i int) bool {
+	j := skipBlanks(s, i+1)
+	if j == len(s) || s[j] != '"' {
+		return false
+	}
+	q := stringEnd(s, j+1)
+	return q >= 0 && isKey(s, q+1)
+}
+
+// skipBlanks returns the index of the first byte of s from i on that is
+// not JSON whitespace, or len(s).
+func skipBlanks(s []byte, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
 }
 
 // tokenizeJSON appends the tokens of a JSON document at the start of s
@@ -243,16 +266,8 @@ func stringEnd(s []byte, i int) int {
 
 // isKey tells whether a ':' follows s[i:], after blanks.
 func isKey(s []byte, i int) bool {
-	for ; i < len(s); i++ {
-		switch s[i] {
-		case ' ', '\t', '\n', '\r':
-		case ':':
-			return true
-		default:
-			return false
-		}
-	}
-	return false
+	i = skipBlanks(s, i)
+	return i < len(s) && s[i] == ':'
 }
 
 func mix(path, key uint64) uint64 {
@@ -331,13 +346,8 @@ func (fr *fieldReader) finish() error {
 // integer t.tokenizePlain would take as a number, followed by what ends
 // a JSON value, its start and end; else 0, 0.
 func intValue(s []byte, i int) (int, int) {
-	for i < len(s) && s[i] != ':' {
-		i++
-	}
-	i++
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
-	}
+	i = skipBlanks(s, i) + 1 // after the ':' isKey saw
+	i = skipBlanks(s, i)
 	k := i
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++

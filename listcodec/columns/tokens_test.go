@@ -186,6 +186,7 @@ func TestTokenizeFields(t *testing.T) {
 		"\x82\x00" + `{"id":"u3","name":"Cy"}` + "\x17\x99" + `{"id":"u4","name":"Di"}` + "\x01\x04", // listpack entries
 		`{"esc":"a\"b\\","k\"ey":"v","":""}`, `{"cut":"no end`, `{"x":` + strings.Repeat(`{"d":`, 40) + `"deep"` + strings.Repeat("}", 40) + "}",
 		`}}]]{"a":"b"}{"a":"c"}`, `["x","y"]`, `{"a" : "spaced" , "b":"\u00e9"}`, "plain text 42 deadbeefcafe",
+		"{\n  \"id\": \"u5\",\n  \"name\": \"Ed\",\n  \"n\": 14\n}", "func f() { return map[string]int{} }",
 	}
 	var data, lens []byte
 	for _, s := range strs {
@@ -204,13 +205,13 @@ func TestTokenizeFields(t *testing.T) {
 		}
 		fields[vals[0]] = strings.Join(vals, ",")
 	}
-	for first, want := range map[string]string{"u1": "u1,u2,u3,u4", "Ann": "Ann,Bob,Cy,Di", "a": "a,b,c", "Oslo": "Oslo,Rome", "deep": "deep", "b": "b,c,spaced"} {
+	for first, want := range map[string]string{"u1": "u1,u2,u3,u4,u5", "Ann": "Ann,Bob,Cy,Di,Ed", "a": "a,b,c", "Oslo": "Oslo,Rome", "deep": "deep", "b": "b,c,spaced"} {
 		if fields[first] != want {
 			t.Errorf("field of %q: %q, want %q (fields: %q)", first, fields[first], want, fields)
 		}
 	}
-	if n := bytes.Count(tk.tmpl, []byte(`"n":`+string(rune(markSlot)))); n != 2 {
-		t.Errorf("template %q: %d numbers of path .n with their path's slot, want 2", tk.tmpl, n)
+	if n := bytes.Count(tk.tmpl, []byte(string(rune(markSlot)))); n != 3 {
+		t.Errorf("template %q: %d numbers with their path's slot, want 3 (.n's)", tk.tmpl, n)
 	}
 	if bytes.Contains(tk.tmpl, []byte("Rome")) || !bytes.Contains(tk.tmpl, []byte(`"zip":"`)) {
 		t.Errorf("template %q: values left in it, or keys taken out", tk.tmpl)
