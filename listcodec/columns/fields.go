@@ -135,10 +135,10 @@ func (f *field) add(v []byte) {
 // tokenizeFields appends the tokens of a string that may hold JSON
 // documents. A document is an object: a '{', then a key, a string
 // followed by ':' (blanks allowed between, as pretty-printed JSON has
-// them; source code's lists of strings, {"a", "b"}, are not); documents are looked for wherever a
-// string holds them, so that a string of several (the pieces of a list
-// longer than a segment, with their listpacks' headers between them) has
-// its values cut out too.
+// them; source code's lists of strings, {"a", "b"}, are not). Documents
+// are looked for wherever a string holds them, so that a string of
+// several (the pieces of a list longer than a segment, with their
+// listpacks' headers between them) has its values cut out too.
 func (t *tokens) tokenizeFields(s []byte, prev *[allSlots]int64, slot *int) {
 	for from := 0; ; {
 		i := bytes.IndexByte(s[from:], '{')
