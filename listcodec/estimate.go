@@ -9,8 +9,9 @@ import (
 	"github.com/rdbz/rdbz/listcodec/format2"
 )
 
-// Format2EstimateEvery: a Format2Estimate compresses what compress trains
-// on and then one in every 8 block-sized windows of the dump. The first
+// Format2EstimateEvery: a Format2Estimate compresses the first 32 MiB of
+// T (format2.Estimate) and then one in every 8 block-sized windows of the
+// dump. The first
 // 32 MiB alone, scaled, predicted 49.1 MB for the 197 MB lists-events dump
 // that compresses to 64.5 MB: its records are not alike from start to end.
 const Format2EstimateEvery = 8

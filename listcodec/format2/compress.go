@@ -163,11 +163,18 @@ type Stats struct {
 	Sampled int64
 }
 
+// estimateWhole is the T an Estimate compresses whole before it samples:
+// a record starts in a sampled window or not at all, so that a dump of a
+// few lists longer than a window was a coin toss per list (lists-events,
+// 25 MB of T with 8 MiB whole: 10% over).
+const estimateWhole = 32 << 20
+
 // Estimate predicts what Compress writes for src without compressing all
-// of it: it reads all of src as Compress does, compresses the T it holds to
-// train on and, after that, the records that start in one of every `every`
-// windows of T (a window is a block's size), and scales the blocks' bytes
-// by the T they stand for. Stats.BytesOut is the prediction (exact when
+// of it: it reads all of src as Compress does, compresses the first
+// estimateWhole of T (or the T it holds to train on, if more) and, after
+// that, the records that start in one of every `every` windows of T (a
+// window is a block's size), and scales the blocks' bytes by the T they
+// stand for. Stats.BytesOut is the prediction (exact when
 // every record was compressed); the output written to dst is not a file.
 func Estimate(ctx context.Context, dst io.Writer, src io.Reader, every int, opt Options) (*Stats, error) {
 	opt.every = int64(max(every, 1))
@@ -336,9 +343,9 @@ func (c *csink) Envelope(i envelope.Info) {
 
 func (c *csink) Begin(key []byte, input int64) error {
 	if c.w != nil && c.every > 1 {
-		// The first TrainBytes of T whole (a small dump exactly), then one
-		// window in every.
-		c.skip = c.seen >= c.opt.TrainBytes && (c.seen/int64(c.opt.BlockSize))%c.every != 0
+		// The first estimateWhole (or TrainBytes) of T whole (a small
+		// dump exactly), then one window in every.
+		c.skip = c.seen >= max(c.opt.TrainBytes, estimateWhole) && (c.seen/int64(c.opt.BlockSize))%c.every != 0
 		if c.skip {
 			return nil
 		}
@@ -425,12 +432,14 @@ func (c *csink) start(w io.Writer) error {
 	if level >= BestLevel {
 		workers, c.trained = 1, true // see BestLevel
 	}
-	if c.opt.Columns && level >= zstd.SpeedBetterCompression {
+	if level >= zstd.SpeedBetterCompression {
 		// Two segments encoded at once, each with SpeedBetterCompression's
 		// tables, held more than the memory limit on a dump of source
 		// files (gen-realdata's godev-lzf: compress -7 peaked at 69 MiB
 		// and collected without pause); one block worker peaked at 59 MiB
-		// and took less CPU. LZF decoding still runs on every CPU.
+		// and took less CPU. 2.1's blocks alike: each worker's encoder
+		// holds about 9.5 MiB at this level, and --workers 64 took
+		// compress to 636 MiB. LZF decoding still runs on every CPU.
 		workers = 1
 	}
 	if !c.trained {
