@@ -15,13 +15,14 @@ import (
 //
 //   - tmpl (part 4): each string with every number and hex run replaced
 //     by a marker: 0x01 for a number, 0x02 and k for a hex run of k bytes
-//     (4 ≤ k ≤ 127), and (segments of version 2) 0x04 and a role f for
-//     the next string of field f (fields.go); a byte 0x01–0x04 of the
-//     string itself (0x01–0x03 in version 1) is written 0x03 and the byte;
+//     (4 ≤ k ≤ 127), and in segments of version 2 (fields.go) 0x04 and a
+//     role f for the next string of field f, 0x05 and k (16 ≤ k < 64)
+//     for a number of slot k; a byte 0x01–0x05 of the string itself
+//     (0x01–0x03 in version 1) is written 0x03 and the byte;
 //   - tnums (part 5): for each number, in order, the uvarint zigzag(v −
-//     p), p the number the string's same slot (the i-th number of a
-//     string, i ≥ 15 counted as 15) held last in the segment's role, 0 at
-//     first;
+//     p), p the number its slot (for 0x01 the i-th 0x01 of the string, i
+//     ≥ 15 counted as 15; for 0x05 k) held last in the segment's role, 0
+//     at first;
 //   - thex (part 6): the bytes of each hex run;
 //   - tlens (part 7): the uvarint total length of the strings, then each
 //     template's length, a uvarint.
