@@ -8,7 +8,6 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/rdbz/rdbz/rdbio/crc64"
 	"github.com/rdbz/rdbz/rdbio/envelope"
 )
 
@@ -223,11 +222,7 @@ func (r *Reader) Offset() int64 { return r.in.offset() }
 // Offset, or, after the EOF record, what the trailer should hold. It is 0
 // with Options.NoChecksum.
 func (r *Reader) Checksum() uint64 {
-	in := r.in
-	if in.crc == nil {
-		return 0
-	}
-	return crc64.Update(in.crc.Sum64(), in.buf[in.mark:in.pos])
+	return r.in.consumedSum()
 }
 
 // Dragonfly reports whether Dragonfly's marks were seen so far: an AUX
@@ -407,7 +402,7 @@ func (r *Reader) readEOF() error {
 	if err != nil {
 		return r.fail("checksum", err)
 	}
-	r.in.mark = r.in.pos // the trailer is neither summed nor passed on
+	r.in.passed() // the trailer is neither summed nor passed on
 	got := binary.LittleEndian.Uint64(p)
 	r.rec.Stored = got
 	switch {
@@ -443,7 +438,7 @@ func (r *Reader) PassBody() (*Record, error) {
 		if err := t.add(r.in.buf[r.in.mark:r.in.pos]); err != nil {
 			return nil, fmt.Errorf("rdb: writing output: %w", err)
 		}
-		r.in.mark = r.in.pos
+		r.in.passed()
 		if err := r.in.fill(1); err != nil {
 			if !errors.Is(err, io.ErrUnexpectedEOF) {
 				return nil, err
@@ -505,10 +500,7 @@ func (t *tailCheck) check(h Header) (uint64, ChecksumStatus, error) {
 	}
 	t.in.checksum(t.tail[:1])
 	stored := binary.LittleEndian.Uint64(t.tail[1:])
-	var got uint64
-	if t.in.crc != nil {
-		got = t.in.crc.Sum64()
-	}
+	got := t.in.crcSum()
 	switch {
 	case stored == 0:
 		return 0, ChecksumDisabled, nil
@@ -536,7 +528,7 @@ func (r *Reader) CopyRest(w io.Writer) (int64, error) {
 		k, err := w.Write(r.in.buf[r.in.pos:r.in.end])
 		n += int64(k)
 		r.in.pos = r.in.end
-		r.in.mark = r.in.pos
+		r.in.passed()
 		if err != nil {
 			return n, err
 		}
