@@ -281,6 +281,9 @@ func valueOnly(h strHead, err error) (strHead, error) {
 
 // skipString consumes a string of a value that is not a list node.
 func (r *Reader) skipString() error {
+	if r.skipInWindow() {
+		return nil
+	}
 	h, err := valueOnly(r.notedHeader(true))
 	if err != nil {
 		return err
@@ -297,9 +300,91 @@ func (r *Reader) skipNodeString() error {
 	return r.in.skip(h.size)
 }
 
+// shortRaw reports a raw string of under 16 KiB (a length prefix of one
+// or two bytes) that lies whole in the window and that no hook wants
+// (skip: as StringHook.Wants): the prefix's and the string's lengths. Most strings of a dump are such;
+// reading them without the general path's calls (a byte at a time, each
+// checked) took info of a 166 MB dump from ... to ... ms.
+func (r *Reader) shortRaw(skip bool) (hl, n int, ok bool) {
+	in := r.in
+	p := in.buf[in.pos:in.end]
+	if len(p) < 2 {
+		return 0, 0, false
+	}
+	switch p[0] >> 6 {
+	case 0:
+		hl, n = 1, int(p[0]&0x3F)
+	case 1:
+		hl, n = 2, int(p[0]&0x3F)<<8|int(p[1])
+	default:
+		return 0, 0, false
+	}
+	if hl+n > len(p) || (r.hook != nil && r.hook.Wants(p[0], skip)) {
+		return 0, 0, false
+	}
+	return hl, n, true
+}
+
+// skipInWindow consumes a string of a value that lies whole in the window
+// with a prefix of at most five bytes — raw or LZF with lengths under
+// 16 KiB, or an integer — and that no hook wants, and reports true; else
+// it consumes nothing. It checks what the general path checks.
+func (r *Reader) skipInWindow() bool {
+	if hl, n, ok := r.shortRaw(true); ok {
+		r.in.pos += hl + n
+		r.noteLen(uint64(n))
+		return true
+	}
+	in := r.in
+	p := in.buf[in.pos:in.end]
+	if len(p) < 5 || p[0]>>6 != 3 || (r.hook != nil && r.hook.Wants(p[0], true)) {
+		return false
+	}
+	switch p[0] & 0x3F {
+	case encInt8, encInt16, encInt32:
+		n := 1 + 1<<(p[0]&0x3F)
+		if n > len(p) {
+			return false
+		}
+		in.pos += n
+		return true
+	case encLZF:
+		clen, a, ok := shortLen(p[1:])
+		if !ok {
+			return false
+		}
+		ulen, b, ok := shortLen(p[1+a:])
+		hl := 1 + a + b
+		if !ok || clen == 0 || hl+clen > len(p) || !lzf.CanDecode(uint64(clen), uint64(ulen)) {
+			return false
+		}
+		in.pos += hl + clen
+		r.noteLen(uint64(ulen))
+		return true
+	}
+	return false
+}
+
+// shortLen decodes a length of one or two bytes at the start of p.
+func shortLen(p []byte) (n, size int, ok bool) {
+	switch {
+	case len(p) >= 1 && p[0]>>6 == 0:
+		return int(p[0] & 0x3F), 1, true
+	case len(p) >= 2 && p[0]>>6 == 1:
+		return int(p[0]&0x3F)<<8 | int(p[1]), 2, true
+	}
+	return 0, 0, false
+}
+
 // readString reads and decodes a string that rdbio must hold (a key, an
 // AUX field, a function): raw, integer or LZF, up to the cap.
 func (r *Reader) readString(dst []byte) ([]byte, error) {
+	if hl, n, ok := r.shortRaw(false); ok && n <= r.opt.Cap {
+		in := r.in
+		dst = append(dst[:0], in.buf[in.pos+hl:in.pos+hl+n]...)
+		in.pos += hl + n
+		return dst, nil
+	}
 	h, err := r.hooked(false)
 	if err != nil {
 		return nil, err

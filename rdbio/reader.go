@@ -141,6 +141,7 @@ type Reader struct {
 	done bool       // the EOF record was read
 
 	rec   Record    // the record Next returned last
+	key   []byte    // the buffer of rec.Key, kept for the next key (Record's slices live until Next)
 	gen   uint64    // records returned by Next: a Value handle names one
 	next  keyState  // what the records so far say of the next key
 	val   valueWalk // how far the value of the key record is read
@@ -350,7 +351,10 @@ func (r *Reader) readRecord(op byte) error {
 	}
 	k, err := r.readOpcode(op)
 	r.rec.Kind = k
-	return r.wrap(OpName(op), err)
+	if err != nil {
+		return r.fail(OpName(op), err)
+	}
+	return nil
 }
 
 // isKeyOp reports whether op starts a key record: a value type (or a byte
@@ -368,10 +372,11 @@ func (r *Reader) readKey(op byte) error {
 	if typ.Dragonfly() {
 		r.marks.dfly = true
 	}
-	key, err := r.readString(r.rec.Key[:0])
+	key, err := r.readString(r.key[:0])
 	if err != nil {
 		return r.fail("key", err)
 	}
+	r.key = key
 	r.rec.Kind, r.rec.Type, r.rec.Key = KindKey, typ, key
 	r.rec.Expire, r.rec.Idle, r.rec.Freq = r.next.expire, r.next.idle, r.next.freq
 	r.next.expire, r.next.idle, r.next.freq = -1, 0, -1
