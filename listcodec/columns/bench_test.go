@@ -73,3 +73,45 @@ func BenchmarkJoin(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTokenize: the strings of every role of the file's segments
+// tokenized, plain and with fields (as a trial's two token ways).
+func BenchmarkTokenize(b *testing.B) {
+	tf := benchFile(b)
+	var segs []*Segment
+	s := NewSplitter()
+	seg := &Segment{}
+	s.Start(seg)
+	for i, r := range tf.recs {
+		if s.Len() > 0 && s.Len()+len(tf.record(i)) > DefaultSegmentSize {
+			segs = append(segs, s.Finish())
+			seg = &Segment{}
+			s.Start(seg)
+		}
+		s.Record(tf.record(i), r.key)
+	}
+	segs = append(segs, s.Finish())
+	for _, way := range []string{"plain", "fields"} {
+		b.Run(way, func(b *testing.B) {
+			var t tokens
+			var fs fieldSet
+			b.SetBytes(int64(len(tf.t)))
+			for range b.N {
+				for _, sg := range segs {
+					for r := 1; r < MaxRoles; r++ {
+						t.reset()
+						t.fields = nil
+						if way == "fields" {
+							t.fields = &fs
+							fs.begin(r)
+						}
+						t.tokenize(sg.bufs[dataID(r)], sg.bufs[lensID(r)])
+						if way == "fields" {
+							fs.drop(0)
+						}
+					}
+				}
+			}
+		})
+	}
+}
