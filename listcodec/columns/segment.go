@@ -412,9 +412,6 @@ func (e *Encoder) tryAll(seg *Segment, r int) {
 	}
 	e.body = append(e.body[:at[0]], e.body[at[best]:at[best+1]]...)
 	e.descs = append(e.descs[:dat[0]], e.descs[dat[best]:dat[best+1]]...)
-	if best == 0 && cap(e.toks.tmpl) > 1<<20 { // a large role that lost: do not keep its scratch
-		e.toks = tokens{}
-	}
 }
 
 // tokenStreams writes role r's strings as tokens, with their JSON values
