@@ -24,7 +24,7 @@ const compressHeadroom = 24 << 20
 
 func flowFlags() []cli.Flag {
 	return append(outputFlags(),
-		&cli.IntFlag{Name: "workers", Aliases: []string{"T"}, Value: flow.DefaultWorkers(), DefaultText: "one per CPU", Usage: "worker goroutines: format 2 blocks (de)compressed at once, format 1 list nodes (0: one per CPU)", Action: inRange("workers", 0, 1024)},
+		&cli.IntFlag{Name: "workers", Aliases: []string{"T"}, Value: flow.DefaultWorkers(), DefaultText: "one per CPU; one for a file under 1 MiB", Usage: "worker goroutines: format 2 blocks (de)compressed at once, format 1 list nodes (0: one per CPU)", Action: inRange("workers", 0, 1024)},
 		capFlag(),
 		&cli.Int64Flag{Name: "queue-bytes", Value: v1.DefaultQueueBytes, Usage: "bytes in flight between reader, workers and writer", Action: atLeast[int64]("queue-bytes", 64<<10)},
 		&cli.BoolFlag{Name: "ignore-checksum", Usage: "accept an input whose CRC64 does not match"},
@@ -39,7 +39,13 @@ func envelopeFlag(def string) cli.Flag {
 }
 
 func flowFrom(c *cli.Context) listcodec.Flow {
-	return listcodec.Flow{Options: readOptions(c), Workers: c.Int("workers"), QueueBytes: c.Int64("queue-bytes")}
+	workers := c.Int("workers")
+	if !c.IsSet("workers") && c.NArg() == 1 {
+		if fi, err := os.Stat(c.Args().First()); err == nil && fi.Mode().IsRegular() {
+			workers = flow.WorkersFor(fi.Size()) // a small file: one
+		}
+	}
+	return listcodec.Flow{Options: readOptions(c), Workers: workers, QueueBytes: c.Int64("queue-bytes")}
 }
 
 func compressCommand() *cli.Command {
