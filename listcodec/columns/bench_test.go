@@ -45,22 +45,25 @@ func BenchmarkSplit(b *testing.B) {
 	}
 }
 
-// BenchmarkJoin: Join of the file's segments.
-func BenchmarkJoin(b *testing.B) {
-	tf := benchFile(b)
+// benchSegments splits the file's T into segments of DefaultSegmentSize.
+func benchSegments(tf *tfile) []*Segment {
 	var segs []*Segment
 	s := NewSplitter()
-	seg := &Segment{}
-	s.Start(seg)
+	s.Start(&Segment{})
 	for i, r := range tf.recs {
 		if s.Len() > 0 && s.Len()+len(tf.record(i)) > DefaultSegmentSize {
 			segs = append(segs, s.Finish())
-			seg = &Segment{}
-			s.Start(seg)
+			s.Start(&Segment{})
 		}
 		s.Record(tf.record(i), r.key)
 	}
-	segs = append(segs, s.Finish())
+	return append(segs, s.Finish())
+}
+
+// BenchmarkJoin: Join of the file's segments.
+func BenchmarkJoin(b *testing.B) {
+	tf := benchFile(b)
+	segs := benchSegments(tf)
 	b.SetBytes(int64(len(tf.t)))
 	b.ResetTimer()
 	var out []byte
@@ -78,19 +81,7 @@ func BenchmarkJoin(b *testing.B) {
 // tokenized, plain and with fields (as a trial's two token ways).
 func BenchmarkTokenize(b *testing.B) {
 	tf := benchFile(b)
-	var segs []*Segment
-	s := NewSplitter()
-	seg := &Segment{}
-	s.Start(seg)
-	for i, r := range tf.recs {
-		if s.Len() > 0 && s.Len()+len(tf.record(i)) > DefaultSegmentSize {
-			segs = append(segs, s.Finish())
-			seg = &Segment{}
-			s.Start(seg)
-		}
-		s.Record(tf.record(i), r.key)
-	}
-	segs = append(segs, s.Finish())
+	segs := benchSegments(tf)
 	for _, way := range []string{"plain", "fields"} {
 		b.Run(way, func(b *testing.B) {
 			var t tokens
