@@ -302,9 +302,11 @@ func (r *Reader) skipNodeString() error {
 
 // shortRaw reports a raw string of under 16 KiB (a length prefix of one
 // or two bytes) that lies whole in the window and that no hook wants
-// (skip: as StringHook.Wants): the prefix's and the string's lengths. Most strings of a dump are such;
-// reading them without the general path's calls (a byte at a time, each
-// checked) took info of a 166 MB dump from ... to ... ms.
+// (skip: as StringHook.Wants): the prefix's and the string's lengths.
+// Most strings of a dump are such; reading them without the general
+// path's calls (a byte at a time, each checked) took info of a 166 MB dump
+// (app-cache at scale 4) from 249 to 176 ms, and skipInWindow's LZF
+// strings and integers from 176 to 129.
 func (r *Reader) shortRaw(skip bool) (hl, n int, ok bool) {
 	in := r.in
 	p := in.buf[in.pos:in.end]
