@@ -310,18 +310,8 @@ func (r *Reader) skipNodeString() error {
 func (r *Reader) shortRaw(skip bool) (hl, n int, ok bool) {
 	in := r.in
 	p := in.buf[in.pos:in.end]
-	if len(p) < 2 {
-		return 0, 0, false
-	}
-	switch p[0] >> 6 {
-	case 0:
-		hl, n = 1, int(p[0]&0x3F)
-	case 1:
-		hl, n = 2, int(p[0]&0x3F)<<8|int(p[1])
-	default:
-		return 0, 0, false
-	}
-	if hl+n > len(p) || (r.hook != nil && r.hook.Wants(p[0], skip)) {
+	n, hl, ok = shortLen(p)
+	if !ok || hl+n > len(p) || (r.hook != nil && r.hook.Wants(p[0], skip)) {
 		return 0, 0, false
 	}
 	return hl, n, true
