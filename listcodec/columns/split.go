@@ -51,6 +51,7 @@ type Splitter struct {
 	src   elemSource
 	name  []byte
 	sort  sorter
+	spare spares
 }
 
 type undoRec struct{ id, n int }
@@ -62,7 +63,8 @@ func NewSplitter() *Splitter {
 
 // Start empties seg and makes it the segment the next records go to.
 func (s *Splitter) Start(seg *Segment) {
-	seg.Reset()
+	s.spare.age()
+	seg.reset(s.spare.put)
 	seg.seq, s.next = s.next, s.next+1
 	s.seg, s.total, s.pend = seg, 0, 0
 	s.sort.reset()
@@ -191,20 +193,20 @@ func (s *Splitter) touch(id int) {
 
 func (s *Splitter) put(id int, p []byte) {
 	s.touch(id)
-	s.seg.bufs[id] = append(room(s.seg.bufs[id], len(p)), p...)
+	s.seg.bufs[id] = append(s.room(s.seg.bufs[id], len(p)), p...)
 	s.total += len(p)
 }
 
 func (s *Splitter) putUvarint(id int, v uint64) {
 	s.touch(id)
-	b := room(s.seg.bufs[id], binary.MaxVarintLen64)
+	b := s.room(s.seg.bufs[id], binary.MaxVarintLen64)
 	n := len(b)
 	s.seg.bufs[id] = binary.AppendUvarint(b, v)
 	s.total += len(s.seg.bufs[id]) - n
 }
 
 func (s *Splitter) skel(p []byte) {
-	s.seg.bufs[idSkel] = append(room(s.seg.bufs[idSkel], len(p)), p...)
+	s.seg.bufs[idSkel] = append(s.room(s.seg.bufs[idSkel], len(p)), p...)
 	s.pend += len(p)
 	s.total += len(p)
 }
@@ -219,13 +221,28 @@ func room(b []byte, n int) []byte {
 	if cap(b)-len(b) >= n {
 		return b
 	}
+	nb := make([]byte, len(b), grownCap(b, n))
+	copy(nb, b)
+	return nb
+}
+
+// grownCap is the capacity room gives b to take n more bytes.
+func grownCap(b []byte, n int) int {
 	grown := 2 * cap(b)
 	if cap(b) >= 1<<20 {
 		grown = cap(b) + cap(b)/4
 	}
-	c := max(grown, len(b)+n, 4096)
-	nb := make([]byte, len(b), c)
-	copy(nb, b)
+	return max(grown, len(b)+n, 4096)
+}
+
+// room is room for a stream of the segment: a buffer it grows into comes
+// from the spares, and the one it leaves goes there.
+func (s *Splitter) room(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	nb := append(s.spare.take(grownCap(b, n)), b...)
+	s.spare.put(b)
 	return nb
 }
 
@@ -237,7 +254,7 @@ func (s *Splitter) flushSkel() {
 }
 
 func (s *Splitter) tape(code byte, arg uint64) {
-	t := room(s.seg.bufs[idTape], 1+binary.MaxVarintLen64)
+	t := s.room(s.seg.bufs[idTape], 1+binary.MaxVarintLen64)
 	n := len(t)
 	t = append(t, code)
 	s.seg.bufs[idTape] = binary.AppendUvarint(t, arg)

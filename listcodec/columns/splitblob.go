@@ -147,7 +147,7 @@ func elemSize(e elem) int {
 }
 
 func (s *Splitter) tapeUvarint(v uint64) {
-	t := room(s.seg.bufs[idTape], binary.MaxVarintLen64)
+	t := s.room(s.seg.bufs[idTape], binary.MaxVarintLen64)
 	n := len(t)
 	s.seg.bufs[idTape] = binary.AppendUvarint(t, v)
 	s.total += len(s.seg.bufs[idTape]) - n

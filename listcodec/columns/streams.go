@@ -126,7 +126,10 @@ func (s *Segment) Stream(id int) []byte {
 // to segment, and each buffer keeps the largest it grew to), it drops
 // those that grew past what they held, so that a recycled Segment stays
 // within about 1.25 times a segment's bytes.
-func (s *Segment) Reset() {
+func (s *Segment) Reset() { s.reset(nil) }
+
+// reset is Reset, giving each buffer it drops to drop (when not nil).
+func (s *Segment) reset(drop func([]byte)) {
 	used, held := 0, 0
 	for _, b := range s.bufs {
 		used += len(b)
@@ -135,6 +138,9 @@ func (s *Segment) Reset() {
 	trim := held > used+used/4+(1<<20)
 	for i, b := range s.bufs {
 		if trim && cap(b) > len(b)+len(b)/4+(64<<10) {
+			if drop != nil {
+				drop(b)
+			}
 			s.bufs[i] = nil
 			continue
 		}
