@@ -99,6 +99,14 @@ func (e *Encoder) Encode(dst, src []byte, budget int) ([]byte, bool) {
 	return out[:n], true
 }
 
+// Slack is the room past a stream's own length that Encode (as
+// lzf_compress) may need to produce it: with a budget of the stream's
+// length and Slack, it comes out whole; with less, it may fail though it
+// would fit (lzf_c.c checks for room before a back reference
+// conservatively). A caller checking that Encode reproduces a stream can
+// give it that budget, and a stream that outgrows it fails early.
+const Slack = 4
+
 // RedisSave applies Redis's rule for saving a string with rdbcompression yes
 // (rdbSaveRawString): strings longer than 20 bytes are LZF-compressed with a
 // budget of len(src)-4 bytes and stored that way only if the stream fits.
