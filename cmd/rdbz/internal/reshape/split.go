@@ -34,6 +34,10 @@ type SplitOptions struct {
 	// Phase, when set, is called as the work moves on: "counting" (the
 	// first pass, for an input that can be read twice), "splitting".
 	Phase func(name string)
+	// Counted, when set, is SplitReport.Counted of an earlier Split of
+	// the same input into the same parts: the counting pass is not made
+	// again (a split in several passes, each writing some of the parts).
+	Counted []PartReport
 }
 
 // DefaultQueueBytes is the default SplitOptions.QueueBytes.
@@ -51,6 +55,9 @@ type SplitReport struct {
 	// Sized says that each part's RESIZEDB holds its key counts (the
 	// input was read twice); without it the parts have none.
 	Sized bool
+	// Counted is what the counting pass found: each part's keys (nil
+	// without one).
+	Counted []PartReport
 }
 
 // PartReport is what one part received.
@@ -67,15 +74,21 @@ type PartReport struct {
 // trailer of its own. The parts are written concurrently, each through a
 // bounded queue (QueueBytes). A key outside db 0 is refused (ErrDB) unless
 // DBTo0, a key whose slot no part serves is an error (ErrSlot), each naming
-// its offset in the input and the key. dst are not closed. It returns the
-// report, also when it fails.
+// its offset in the input and the key. dst are not closed; a nil dst[i]
+// is a part not written in this pass (its records go nowhere, its report
+// stays empty). It returns the report, also when it fails.
 func Split(ctx context.Context, in Input, dst []io.Writer, t *cluster.Table, opt SplitOptions) (*SplitReport, error) {
 	rep := &SplitReport{Parts: make([]PartReport, len(dst)), Moved: map[uint64]int64{}}
 	if t.Parts() != len(dst) {
 		return rep, fmt.Errorf("split: %d outputs for %d parts", len(dst), t.Parts())
 	}
 	s := &splitter{ctx: ctx, t: t, opt: opt, rep: rep, in: in}
-	if !in.Once {
+	if opt.Counted != nil {
+		if len(opt.Counted) != len(dst) {
+			return rep, fmt.Errorf("split: counts of %d parts for %d parts", len(opt.Counted), len(dst))
+		}
+		s.sizes, s.checked, rep.Sized, rep.Counted = opt.Counted, true, true, opt.Counted
+	} else if !in.Once {
 		phase(opt.Phase, "counting")
 		if err := s.count(); err != nil {
 			return rep, err
@@ -111,6 +124,7 @@ type part struct {
 	q        *queueWriter
 	w        *rdbio.Writer
 	selected bool // SELECTDB 0 written
+	skip     bool // not written in this pass: w is the splitter's discard
 }
 
 // dest is where a record's bytes go: a part, or one of these.
@@ -152,6 +166,9 @@ func (s *splitter) count() error {
 		err = s.checkDups(dups)
 	}
 	s.sizes, s.checked, s.rep.Sized = sizes, true, err == nil
+	if err == nil {
+		s.rep.Counted = sizes
+	}
 	return err
 }
 
@@ -209,8 +226,25 @@ func (s *splitter) openParts(dst []io.Writer) error {
 	if qb <= 0 {
 		qb = DefaultQueueBytes
 	}
-	depth := min(max(qb/(queueChunk*len(dst)), 2), 16)
+	written := 0
 	for _, d := range dst {
+		if d != nil {
+			written++
+		}
+	}
+	depth := min(max(qb/(queueChunk*max(written, 1)), 2), 16)
+	var discard *rdbio.Writer
+	for _, d := range dst {
+		if d == nil {
+			if discard == nil {
+				var err error
+				if discard, err = rdbio.NewWriter(io.Discard, s.r.Header()); err != nil {
+					return err
+				}
+			}
+			s.parts = append(s.parts, &part{w: discard, skip: true})
+			continue
+		}
 		q := newQueueWriter(d, depth)
 		w, err := rdbio.NewWriter(q, s.r.Header())
 		s.parts = append(s.parts, &part{q: q, w: w})
@@ -225,7 +259,9 @@ func (s *splitter) openParts(dst []io.Writer) error {
 // are discarded with the outputs).
 func (s *splitter) closeQueues() {
 	for _, p := range s.parts {
-		p.q.Close()
+		if !p.skip {
+			p.q.Close()
+		}
 	}
 }
 
@@ -245,6 +281,9 @@ func (s *splitter) deliver(d dest) func([]byte) error {
 	case toAll, toPrefix: // a prefix not followed by its key: everywhere
 		return func(b []byte) error {
 			for _, p := range s.parts {
+				if p.skip {
+					continue
+				}
 				if _, err := p.w.Write(b); err != nil {
 					return err
 				}
@@ -309,10 +348,12 @@ func (s *splitter) key(rec *rdbio.Record) error {
 	if err := s.selectDB(p); err != nil {
 		return err
 	}
-	pr := &s.rep.Parts[p]
-	pr.Keys++
-	if rec.Expire >= 0 {
-		pr.Expires++
+	if pt := s.parts[p]; !pt.skip {
+		pr := &s.rep.Parts[p]
+		pr.Keys++
+		if rec.Expire >= 0 {
+			pr.Expires++
+		}
 	}
 	return s.g.copyValue(s.r, s.parts[p].w)
 }
@@ -339,6 +380,9 @@ func (s *splitter) selectDB(p int) error {
 // moved to db 0 in this one pass, checks that none is held twice.
 func (s *splitter) end() error {
 	for i, p := range s.parts {
+		if p.skip {
+			continue
+		}
 		err := p.w.Close()
 		if qerr := p.q.Close(); err == nil {
 			err = qerr
