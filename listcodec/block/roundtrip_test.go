@@ -2,7 +2,10 @@ package block
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
+	"os"
+	"sync"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -67,5 +70,44 @@ func TestIncompressible(t *testing.T) {
 				t.Fatalf("bs %d level %v: differs", bs, l)
 			}
 		}
+	}
+}
+
+// TestSharedEncoder: Writers sharing one encoder (Options.Encoder, as
+// split's parts do), at once, write the bytes each writes with its own,
+// with a dictionary and without.
+func TestSharedEncoder(t *testing.T) {
+	dict, err := os.ReadFile("../../testdata/test.dict")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range [][]byte{nil, dict} {
+		opt := Options{BlockSize: 16 << 10, Level: zstd.SpeedDefault, Workers: 1}
+		enc, err := NewEncoder(d, Options{BlockSize: opt.BlockSize, Level: opt.Level, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for seed := uint64(1); seed <= 3; seed++ {
+			data, recs := randomStream(seed, 1500, 3000)
+			own, _ := writeRecords(t, data, recs, d, opt)
+			wg.Go(func() {
+				shared := opt
+				shared.Encoder = enc
+				var out bytes.Buffer
+				w, err := NewWriter(context.Background(), &out, d, shared)
+				if err == nil {
+					err = feed(w, data, recs)
+				}
+				if err == nil {
+					err = w.Close()
+				}
+				if err != nil || !bytes.Equal(out.Bytes(), own) {
+					t.Errorf("dict %d bytes, seed %d: %d bytes with the shared encoder (%v), %d with its own", len(d), seed, out.Len(), err, len(own))
+				}
+			})
+		}
+		wg.Wait()
+		enc.Close()
 	}
 }

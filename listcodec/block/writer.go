@@ -66,6 +66,12 @@ type Options struct {
 	// it is whole (the splitter learns the file as it goes), the workers
 	// compress them.
 	Columns bool
+	// Encoder, when set, compresses the blocks (not column segments) in
+	// place of an encoder of the Writer's own: one made by NewEncoder
+	// with the same dictionary, BlockSize and Level, which Writers running
+	// at once may share (split's parts: each encoder holds ~3 MiB). The
+	// Writer does not close it.
+	Encoder *zstd.Encoder
 }
 
 func (o Options) withDefaults() Options {
@@ -118,6 +124,7 @@ type Writer struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	enc    *zstd.Encoder
+	ownEnc bool // enc is the Writer's own, closed with it
 
 	free  chan *wjob // jobs not in flight
 	work  chan *wjob // to the compressors
@@ -195,35 +202,19 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 	if opt.MinMove < 1 || opt.MinMove > opt.BlockSize {
 		return nil, fmt.Errorf("rdbz format 2: MinMove %d outside 1..%d: %w", opt.MinMove, opt.BlockSize, ErrUsage)
 	}
-	var id uint32
-	if len(dict) > 0 {
-		if len(dict) < 8 || binary.LittleEndian.Uint32(dict) != dictMagic {
-			return nil, fmt.Errorf("rdbz format 2: the dictionary is not a zstd dictionary: %w", ErrDictionary)
-		}
-		if len(dict) > MaxDictSize {
-			return nil, fmt.Errorf("rdbz format 2: dictionary of %d bytes over %d: %w", len(dict), MaxDictSize, ErrLimit)
-		}
-		id = binary.LittleEndian.Uint32(dict[4:])
-		if id == 0 {
-			return nil, fmt.Errorf("rdbz format 2: dictionary ID 0: %w", ErrDictionary)
-		}
-	}
-	eopts := []zstd.EOption{
-		zstd.WithEncoderLevel(opt.Level),
-		zstd.WithEncoderConcurrency(opt.Workers),
-		zstd.WithWindowSize(windowFor(opt.BlockSize)),
-		zstd.WithEncoderCRC(true),
-		zstd.WithSingleSegment(true),
-	}
-	if id != 0 {
-		if opt.Columns {
-			return nil, fmt.Errorf("rdbz format 2: column segments take no dictionary: %w", ErrUsage)
-		}
-		eopts = append(eopts, zstd.WithEncoderDict(dict))
-	}
-	enc, err := zstd.NewWriter(nil, eopts...)
+	id, err := dictID(dict)
 	if err != nil {
-		return nil, fmt.Errorf("rdbz format 2: encoder: %w", err)
+		return nil, err
+	}
+	if id != 0 && opt.Columns {
+		return nil, fmt.Errorf("rdbz format 2: column segments take no dictionary: %w", ErrUsage)
+	}
+	enc, own := opt.Encoder, false
+	if enc == nil {
+		if enc, err = newEncoder(dict, id, opt); err != nil {
+			return nil, err
+		}
+		own = true
 	}
 	if len(opt.Source) > MaxSourceLen {
 		return nil, fmt.Errorf("rdbz format 2: source record of %d bytes over %d: %w", len(opt.Source), MaxSourceLen, ErrUsage)
@@ -234,7 +225,9 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 	}
 	hdr := appendHeader(nil, h)
 	if _, err := w.Write(hdr); err != nil {
-		enc.Close()
+		if own {
+			enc.Close()
+		}
 		return nil, fmt.Errorf("rdbz format 2: write header: %w", err)
 	}
 	cctx, cancel := context.WithCancelCause(ctx)
@@ -243,7 +236,7 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 	// frames, took compress past 64 MiB).
 	inflight := max(min(opt.Workers+1, writerBytes/opt.BlockSize), 2)
 	bw := &Writer{
-		opt: opt, hdr: h, ctx: cctx, cancel: cancel, enc: enc,
+		opt: opt, hdr: h, ctx: cctx, cancel: cancel, enc: enc, ownEnc: own,
 		free:  make(chan *wjob, inflight),
 		work:  make(chan *wjob, inflight),
 		order: make(chan *wjob, inflight),
@@ -284,6 +277,55 @@ const writerBytes = 16 << 20
 
 // windowFor is the zstd window for blocks of size bs: the power of two at
 // or above it (klauspost requires a power of two of at least 1 KiB).
+// NewEncoder returns an encoder for Options.Encoder: what a Writer with
+// dict and opt compresses its blocks with.
+func NewEncoder(dict []byte, opt Options) (*zstd.Encoder, error) {
+	opt = opt.withDefaults()
+	id, err := dictID(dict)
+	if err != nil {
+		return nil, err
+	}
+	return newEncoder(dict, id, opt)
+}
+
+// dictID checks a dictionary (nil: none) and returns its ID (0: none).
+func dictID(dict []byte) (uint32, error) {
+	if len(dict) == 0 {
+		return 0, nil
+	}
+	if len(dict) < 8 || binary.LittleEndian.Uint32(dict) != dictMagic {
+		return 0, fmt.Errorf("rdbz format 2: the dictionary is not a zstd dictionary: %w", ErrDictionary)
+	}
+	if len(dict) > MaxDictSize {
+		return 0, fmt.Errorf("rdbz format 2: dictionary of %d bytes over %d: %w", len(dict), MaxDictSize, ErrLimit)
+	}
+	id := binary.LittleEndian.Uint32(dict[4:])
+	if id == 0 {
+		return 0, fmt.Errorf("rdbz format 2: dictionary ID 0: %w", ErrDictionary)
+	}
+	return id, nil
+}
+
+// newEncoder is the blocks' encoder: opt's level, Workers at once, a
+// window of a block, a checksum per frame, dict when id is not 0.
+func newEncoder(dict []byte, id uint32, opt Options) (*zstd.Encoder, error) {
+	eopts := []zstd.EOption{
+		zstd.WithEncoderLevel(opt.Level),
+		zstd.WithEncoderConcurrency(opt.Workers),
+		zstd.WithWindowSize(windowFor(opt.BlockSize)),
+		zstd.WithEncoderCRC(true),
+		zstd.WithSingleSegment(true),
+	}
+	if id != 0 {
+		eopts = append(eopts, zstd.WithEncoderDict(dict))
+	}
+	enc, err := zstd.NewWriter(nil, eopts...)
+	if err != nil {
+		return nil, fmt.Errorf("rdbz format 2: encoder: %w", err)
+	}
+	return enc, nil
+}
+
 func windowFor(bs int) int {
 	w := zstd.MinWindowSize
 	for w < bs {
@@ -619,7 +661,9 @@ func (w *Writer) Close() error {
 	<-w.done
 	close(w.work)
 	w.wg.Wait()
-	w.enc.Close()
+	if w.ownEnc {
+		w.enc.Close()
+	}
 	if err == nil {
 		err = w.werr
 	}

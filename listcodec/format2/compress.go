@@ -110,6 +110,11 @@ type Options struct {
 	// Phase, when set, is called as the work moves on: "reading" (the
 	// part held to train on), "training", "compressing".
 	Phase func(name string)
+	// Encoder, when set, compresses 2.1's blocks (block.Options.Encoder):
+	// made by block.NewEncoder with Dict, BlockSize and Level, all given
+	// (not trained, not chosen), and shared by Compress calls running at
+	// once; it is not closed.
+	Encoder *zstd.Encoder
 
 	every int64 // Estimate: 1 in every this many windows of T compressed
 }
@@ -451,7 +456,8 @@ func (c *csink) start(w io.Writer) error {
 		c.opt.phase("compressing")
 	}
 	c.out = counter{w: w}
-	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: level, Workers: workers, IndexShare: c.opt.IndexShare, Source: c.source, State: tstream.TKeyDB, Columns: c.opt.Columns})
+	bw, err := block.NewWriter(c.ctx, &c.out, c.dict, block.Options{BlockSize: c.opt.BlockSize, Level: level, Workers: workers,
+		IndexShare: c.opt.IndexShare, Source: c.source, State: tstream.TKeyDB, Columns: c.opt.Columns, Encoder: c.opt.Encoder})
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/cluster"
 	"github.com/rdbz/rdbz/cmd/rdbz/internal/reshape"
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/listcodec/block"
 	"github.com/rdbz/rdbz/listcodec/format2"
 )
 
@@ -73,6 +74,10 @@ func Split(ctx context.Context, src Source, dst []io.Writer, t *cluster.Table, o
 		return res, err
 	}
 	res.Compressed, res.DictBytes = true, len(fo.Dict)
+	if fo.Encoder, err = block.NewEncoder(fo.Dict, block.Options{BlockSize: fo.BlockSize, Level: fo.Level, Workers: runtime.GOMAXPROCS(0)}); err != nil {
+		return res, err
+	}
+	defer fo.Encoder.Close()
 	res.Out = make([]int64, len(dst))
 	var parts *compressors
 	res.SplitReport, err = inPasses(ctx, in, dst, t, opt.SplitOptions, rdbzPartsPerPass,
@@ -90,13 +95,15 @@ func Split(ctx context.Context, src Source, dst []io.Writer, t *cluster.Table, o
 
 // rdbPartsPerPass and rdbzPartsPerPass are the most parts a split writes
 // at once: each part holds its queue and Writer, and an rdbz part a
-// compressor of its own (some 5.6 MiB), so that split of an rdbz file
-// of source files into rdbz parts peaked at 59 MiB of RSS with 3 parts,
-// 87 with 8, 127 with 16 and 331 with 64; and into RDB parts at 58
-// MiB with 16 parts, 81 with 64.
+// compressor of its own, so that split of an rdbz file of source files
+// into rdbz parts all at once peaked at 59 MiB of RSS with 3 parts, 87
+// with 8, 127 with 16 and 331 with 64, and into RDB parts at 58 MiB with
+// 16, 81 with 64. The rdbz parts share one zstd encoder (~3 MiB each
+// had its own); with it 4 at once peaked at 57–59 MiB on the realistic
+// dumps, 6 at 66.
 const (
 	rdbPartsPerPass  = 16
-	rdbzPartsPerPass = 3
+	rdbzPartsPerPass = 4
 )
 
 // inPasses runs reshape.Split over dst in groups of at most per parts,
