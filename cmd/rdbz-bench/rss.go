@@ -82,6 +82,8 @@ func rssCommands(f, z, out, dir string) []rssCommand {
 		add("get "+kind, "get", in, "rdbz-bench:no-such-key")
 		add("convert "+kind, "convert", "-t", "redis-7.2", "--drop", strings.Join(dropAll, ","), "-f", "-o", out, in)
 		add("split "+kind, "split", "--shards", "3", "--db-to-0", "-f", "-o", filepath.Join(dir, "p-"), in)
+		// Many parts: a group of them at a time (splitmerge.inPasses).
+		add("split 64 "+kind, "split", "--shards", "64", "--db-to-0", "-f", "-o", filepath.Join(dir, "q-"), in)
 		add("merge "+kind, "merge", "--on-duplicate", "first", "-f", "-o", out, in, in)
 		add("verify "+kind, "verify", f, in)
 		add("train "+kind, "train", "-f", "-o", out, in)
@@ -89,6 +91,11 @@ func rssCommands(f, z, out, dir string) []rssCommand {
 	}
 	add("compress", "compress", "-f", "-o", out, f)
 	add("compress -19", "compress", "-19", "-f", "-o", out, f)
+	// Workers beyond the cores (the default on a larger machine): bounded
+	// by memory (format2.maxColumnWorkers, v1's maxWorkers).
+	add("compress -T 64", "compress", "-T", "64", "-f", "-o", out, f)
+	add("compress -1 -T 64", "compress", "-1", "-T", "64", "-f", "-o", out, f)
+	add("compress --format 1 -T 64", "compress", "--format", "1", "-T", "64", "-f", "-o", out, f)
 	for _, to := range []string{"original", "raw", "lzf"} {
 		add("decompress --to "+to, "decompress", "--to", to, "-f", "-o", out, z)
 	}

@@ -70,6 +70,10 @@ const (
 	DefaultIndexShare = 0.01
 	// DefaultSampleBytes is the T sample the dictionary is trained on.
 	DefaultSampleBytes = 2 << 20
+	// maxColumnWorkers and maxBlockWorkers bound the block workers of
+	// 2.2 and 2.1 below SpeedBetterCompression (Compress: memory).
+	maxColumnWorkers = 2
+	maxBlockWorkers  = 4
 	// DefaultTrainBytes is how much T is held before training, for a file
 	// as for a stream: a second pass over a file to sample all of it cost
 	// a whole extra parse (and LZF decode) and gave outputs no smaller on
@@ -446,6 +450,16 @@ func (c *csink) start(w io.Writer) error {
 		// holds about 9.5 MiB at this level, and --workers 64 took
 		// compress to 636 MiB. LZF decoding still runs on every CPU.
 		workers = 1
+	}
+	// Below it, the block workers are bounded by memory, not by the CPUs
+	// (compress of godev-lzf, whose column segments each worker holds
+	// with its encoder: -T 3 peaked at 65 MiB, -T 6 at 98; 2.1's 1 MiB
+	// blocks: -T 6 at 59 MiB and 3.6 times as long, collecting without
+	// pause, -T 16 at 111 MiB). LZF decoding still runs on every CPU.
+	if c.opt.Columns {
+		workers = min(workers, maxColumnWorkers)
+	} else {
+		workers = min(workers, maxBlockWorkers)
 	}
 	if !c.trained {
 		c.opt.phase("training")
