@@ -47,6 +47,7 @@ type sorter struct {
 	data  []byte
 	lens  []byte
 	order []byte
+	spare *spares // where scratch comes from and goes (the Splitter's)
 }
 
 // note records a string of n bytes at off in role's data, for the current
@@ -92,15 +93,15 @@ func (st *sorter) sortRole(seg *Segment, r int) {
 	src := seg.bufs[dataID(r)]
 	// The sorted strings take what the role's take, their lengths about
 	// what theirs do: grown once here, not by append as they go.
-	data := slices.Grow(st.data[:0], len(src))
-	lens := slices.Grow(st.lens[:0], len(seg.bufs[lensID(r)]))
+	data := st.room(st.data, len(src))
+	lens := st.room(st.lens, len(seg.bufs[lensID(r)]))
 	for sorted, i := range st.perm {
 		it := st.items[i]
 		data = append(data, src[it.off:it.off+it.n]...)
 		lens = binary.AppendUvarint(lens, uint64(it.n))
 		st.rank[it.tpos] = sorted
 	}
-	order := slices.Grow(st.order[:0], 2*len(st.rank))
+	order := st.room(st.order, 2*len(st.rank))
 	for _, w := range st.rank {
 		order = binary.AppendUvarint(order, uint64(w))
 	}
@@ -124,7 +125,27 @@ func (st *sorter) reset() {
 	st.items, st.keys = st.items[:0], st.keys[:0]
 	st.recKey[0] = -1
 	if cap(st.data) > 2*len(st.data)+(1<<20) {
+		st.put(st.data)
+		st.put(st.lens)
+		st.put(st.order)
 		st.data, st.lens, st.order = nil, nil, nil
+	}
+}
+
+// room returns b emptied, or in its place a buffer of at least n bytes
+// from the spares (b going there).
+func (st *sorter) room(b []byte, n int) []byte {
+	if cap(b) >= n || st.spare == nil {
+		return slices.Grow(b[:0], n)
+	}
+	st.spare.put(b)
+	return st.spare.take(n)
+}
+
+// put gives a scratch buffer up to the spares.
+func (st *sorter) put(b []byte) {
+	if st.spare != nil {
+		st.spare.put(b)
 	}
 }
 

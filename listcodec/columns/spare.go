@@ -1,8 +1,8 @@
 package columns
 
 // spares are stream buffers a Splitter is done with — those a stream grew
-// out of, and those a recycled Segment let go (Segment.Reset's trim) —
-// kept for the next stream that must grow. Dropped, they were garbage in
+// out of, those a recycled Segment let go (Segment.Reset's trim), the
+// sorter's scratch — kept for the next stream that must grow. Dropped, they were garbage in
 // varied sizes: on a dump of source files the streams of its roles by key
 // prefix grew and were trimmed again segment after segment (136 MB
 // allocated while compressing a 59 MB file), and each large allocation

@@ -58,7 +58,9 @@ type undoRec struct{ id, n int }
 
 // NewSplitter returns a Splitter for one file.
 func NewSplitter() *Splitter {
-	return &Splitter{roles: newRoleTable()}
+	s := &Splitter{roles: newRoleTable()}
+	s.sort.spare = &s.spare
+	return s
 }
 
 // Start empties seg and makes it the segment the next records go to.
