@@ -257,3 +257,40 @@ func TestSplitNodesNames(t *testing.T) {
 		t.Errorf("bad listing: exit %d: %s", code, stderr)
 	}
 }
+
+// TestSplitManyParts: more parts than one pass writes (16 RDB, 4 rdbz)
+// come from a file in several passes, every part there, and merged back
+// they hold the input's data (verify); from stdin, which cannot be read
+// again, they are refused with exit 1, naming it, and nothing is left.
+func TestSplitManyParts(t *testing.T) {
+	dir := t.TempDir()
+	z := filepath.Join(dir, "small.rdbz")
+	mustRun(t, "compress", "-q", small, "-o", z)
+	ref := filepath.Join(dir, "db0.rdb") // a cluster's parts hold db 0
+	mustRun(t, "copy", "-q", "--db", "0", small, "-o", ref)
+	for _, in := range []string{small, z} {
+		pre := filepath.Join(dir, filepath.Base(in)+"-")
+		mustRun(t, "split", "-q", in, "--shards", "17", "--db", "0", "-o", pre)
+		parts, _ := filepath.Glob(pre + "*")
+		if len(parts) != 17 {
+			t.Fatalf("%s: %d parts: %v", in, len(parts), parts)
+		}
+		merged := filepath.Join(dir, filepath.Base(in)+".merged.rdb")
+		mustRun(t, append([]string{"merge", "-q", "-o", merged}, parts...)...)
+		if _, stderr, code := run(t, nil, "verify", ref, merged); code != 0 {
+			t.Fatalf("%s: its 17 parts merged differ from its db 0: %s", in, stderr)
+		}
+		data, _ := os.ReadFile(in)
+		out := filepath.Join(dir, "stdin-"+filepath.Base(in))
+		if err := os.Mkdir(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := run(t, data, "split", "--shards", "17", "--db", "0", "-o", out+"/")
+		if code != 1 || !strings.Contains(stderr, "(stdin) can be read only once") {
+			t.Fatalf("%s from stdin: exit %d: %s", in, code, stderr)
+		}
+		if left, _ := os.ReadDir(out); len(left) != 0 {
+			t.Fatalf("%s from stdin: left %d files", in, len(left))
+		}
+	}
+}
