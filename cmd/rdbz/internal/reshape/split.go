@@ -348,14 +348,16 @@ func (s *splitter) key(rec *rdbio.Record) error {
 	if err := s.selectDB(p); err != nil {
 		return err
 	}
-	if pt := s.parts[p]; !pt.skip {
-		pr := &s.rep.Parts[p]
-		pr.Keys++
-		if rec.Expire >= 0 {
-			pr.Expires++
-		}
+	pt := s.parts[p]
+	if pt.skip {
+		return s.g.copyValue(s.r, nil) // not written in this pass
 	}
-	return s.g.copyValue(s.r, s.parts[p].w)
+	pr := &s.rep.Parts[p]
+	pr.Keys++
+	if rec.Expire >= 0 {
+		pr.Expires++
+	}
+	return s.g.copyValue(s.r, pt.w)
 }
 
 // selectDB writes SELECTDB 0 and, when the counts are known, RESIZEDB to
