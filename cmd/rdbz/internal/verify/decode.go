@@ -182,14 +182,23 @@ func stringObject(val []byte, limit int) (*model.StringObject, error) {
 
 // listDigest sets sum to the digest digestObject gives of the list whose
 // nodes start at the offsets nodes in buf, and returns its length: the
-// elements are written into one buffer as they are found and hashed after
-// their count, instead of each cloned into a model.ListObject (a list of
-// 28 MB of small elements spent most of verify's time allocating them).
+// elements are hashed as they are found, through a buffer of listChunk
+// bytes, instead of each cloned into a model.ListObject (a list of 28 MB of
+// small elements spent most of verify's time allocating them), or all held
+// in one buffer until their count was known (which the digest now takes
+// after them: 28 MB grown by append for the Dragonfly seed's ten lists).
 func (d *semDecoder) listDigest(typ rdbio.Type, buf []byte, nodes []int, sum []byte) (int64, error) {
 	kind := rdbio.NodeBlob(typ)
+	var dg digester
+	dg.h = sha256.New()
+	dg.str(model.ListType)
 	elems, n := d.elems[:0], 0
 	var digits [20]byte
 	add := func(v []byte) {
+		if len(elems) > 0 && len(elems)+8+len(v) > listChunk {
+			dg.h.Write(elems)
+			elems = elems[:0]
+		}
 		elems = binary.LittleEndian.AppendUint64(elems, uint64(len(v)))
 		elems = append(elems, v...)
 		n++
@@ -232,15 +241,16 @@ func (d *semDecoder) listDigest(typ rdbio.Type, buf []byte, nodes []int, sum []b
 		}
 		d.node = keepBuf(str)
 	}
-	var dg digester
-	dg.h = sha256.New()
-	dg.str(model.ListType)
-	dg.num(uint64(n))
 	dg.h.Write(elems)
+	dg.num(uint64(n))
 	dg.h.Sum(sum)
 	d.elems = keepBuf(elems)
 	return int64(n), nil
 }
+
+// listChunk is how many bytes of a list's elements listDigest gathers
+// before it hashes them.
+const listChunk = 64 << 10
 
 // keepBuf is b emptied to be used again, or nil when it is larger than a
 // side keeps between values (captureKeep).

@@ -30,10 +30,10 @@ func digestObject(o model.RedisObject, sum []byte) (string, int64, error) {
 	case *model.ListObject:
 		class, n = model.ListType, len(o.Values)
 		d.str(class)
-		d.num(uint64(n))
 		for _, v := range o.Values {
 			d.bytes(v)
 		}
+		d.num(uint64(n)) // after the elements: listDigest hashes them as it finds them
 	case *model.SetObject:
 		class, n = model.SetType, len(o.Members)
 		d.str(class)
