@@ -20,18 +20,19 @@ import (
 // reading goroutine alone would have sent.
 //
 // DecodeT uses the same pipe for the strings it LZF-encodes, and runs its
-// Writer (and the CRC of the output) on the pipe's output goroutine.
+// Writer (and the CRC of the output) on the pipe's output goroutine while
+// batches flow (on the caller's while the pipe is direct).
 //
 // Memory: the batches in flight weigh at most pipeBudget together (less
-// with fewer workers than GOMAXPROCS: Options.Workers; a
-// batch heavier than that goes alone), and a string that decodes to more
-// than pipeMaxString is done by the reading goroutine as before, once the
-// batches ahead of it have gone through (the pipe is then "direct" until
-// the next string it takes; it starts so too). 1 MiB in flight keeps two workers busy: at
-// 4 MiB, compress of a dump of source files (gen-realdata's godev-lzf)
-// held so much that the collector ran without pause under rdbz's memory
-// limit, and took 2.9 s where 1 MiB took 2.2 (app-cache at scale 4: the
-// same; app-cache-nocompress 1.8 and 1.65 s).
+// with fewer workers than GOMAXPROCS: Options.Workers; a batch heavier than
+// that goes alone), and a string that decodes to more than pipeMaxString is
+// done by the reading goroutine as before, once the batches ahead of it
+// have gone through (the pipe is then "direct" until the next string it
+// takes; it starts so too). 1 MiB in flight keeps two workers busy: at 4
+// MiB, compress of a dump of source files (gen-realdata's godev-lzf) held
+// so much that the collector ran without pause under rdbz's memory limit,
+// and took 2.9 s where 1 MiB took 2.2 (app-cache at scale 4: the same;
+// app-cache-nocompress 1.8 and 1.65 s).
 const (
 	pipeBatch     = 128 << 10
 	pipeBudget    = 1 << 20
