@@ -41,8 +41,12 @@ func openSource(path string, wrap func(io.Reader) io.Reader) (*source, error) {
 
 // rdb is the RDB the input holds (listcodec.Open): an RDB as it is, an
 // rdbz file decoded back into its source. A caller that stops reading at
-// the RDB's end checks the rest with finish.
+// the RDB's end checks the rest with finish. Decoding a compressed input
+// fills a heap (expectBigHeap).
 func (s *source) rdb(ctx context.Context, opt listcodec.DecompressOptions) (io.Reader, error) {
+	if s.kind != listcodec.KindRDB {
+		expectBigHeap()
+	}
 	in, err := listcodec.Open(ctx, s.r, opt)
 	if err != nil {
 		return nil, named(s.path, err)

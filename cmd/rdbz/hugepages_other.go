@@ -1,0 +1,7 @@
+//go:build !linux
+
+package main
+
+// adviseHugePages does nothing where transparent huge pages are not
+// Linux's (see hugepages_linux.go).
+func adviseHugePages(int) {}
