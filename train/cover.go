@@ -185,7 +185,6 @@ type picker struct {
 	// in the sliding window in its low 16 bits (k < 2^16): one memory access
 	// serves both, which matters as the accesses are random.
 	table []uint32
-	ring  []uint32 // hashes of the positions in the window (invalidHash: none)
 }
 
 const (
@@ -219,10 +218,6 @@ func (p *picker) pick(hs, base []uint32, o pickOptions) []byte {
 		return nil
 	}
 	dmersInK := max(k-d+1, 1)
-	if cap(p.ring) < dmersInK+1 {
-		p.ring = make([]uint32, dmersInK+1)
-	}
-	p.ring = p.ring[:dmersInK+1]
 
 	// Epochs, as zstd's COVER_computeEpochs: one segment per epoch per round.
 	numEpochs := max(1, o.capacity/k)
@@ -270,50 +265,36 @@ func (p *picker) pick(hs, base []uint32, o pickOptions) []byte {
 // trimmed of unused d-mers at both ends. The counts of the returned window's
 // d-mers are then zeroed.
 func (p *picker) bestSegment(hs []uint32, begin, end, dmersInK int) segment {
-	ring, table := p.ring, p.table
-	rn := len(ring)
+	table := p.table
 	best := segment{begin: begin, end: begin}
 	var score uint64
-	wb := begin        // window is [wb, we)
-	head, tail := 0, 0 // ring slots of we and wb
-	for we := begin; we < end; {
-		x := hs[we]
-		if x != invalidHash {
+	wb := begin // the window is [wb, we): hs holds its hashes
+	for we := begin; we < end; we++ {
+		if x := hs[we]; x != invalidHash {
 			e := table[x]
 			if e&windowMask == 0 {
 				score += uint64(e >> 16)
 			}
 			table[x] = e + 1
 		}
-		ring[head] = x
-		if head++; head == rn {
-			head = 0
-		}
-		we++
-		if we-wb > dmersInK {
-			if y := ring[tail]; y != invalidHash {
+		if we+1-wb > dmersInK {
+			if y := hs[wb]; y != invalidHash {
 				e := table[y] - 1
 				table[y] = e
 				if e&windowMask == 0 {
 					score -= uint64(e >> 16)
 				}
 			}
-			if tail++; tail == rn {
-				tail = 0
-			}
 			wb++
 		}
 		if score > best.score {
-			best = segment{begin: wb, end: we, score: score}
+			best = segment{begin: wb, end: we + 1, score: score}
 		}
 	}
 	// Empty the window counters for the next call.
-	for ; wb < end; wb++ {
-		if y := ring[tail]; y != invalidHash {
+	for _, y := range hs[wb:end] {
+		if y != invalidHash {
 			table[y]--
-		}
-		if tail++; tail == rn {
-			tail = 0
 		}
 	}
 	if best.score == 0 {
