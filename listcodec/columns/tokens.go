@@ -3,8 +3,8 @@ package columns
 import (
 	"encoding/binary"
 	"errors"
+	"math/bits"
 	"slices"
-	"strconv"
 )
 
 // Tokens: a role's strings as templates and runs (parts 4–7). In strings
@@ -243,7 +243,6 @@ type tokReader struct {
 	tp, np, hp, lp int
 	last           byte // the last marker byte: markEsc (version 1) or markSlot
 	fields         *fieldReader
-	digits         [20]byte
 }
 
 func (r *tokReader) uvarint(p *int, b []byte) (uint64, error) {
@@ -260,10 +259,7 @@ func (r *tokReader) expand(data, tmpl []byte, end int, prev *[allSlots]int64) ([
 	slot := 0
 	for i := 0; i < len(tmpl); {
 		// The literal bytes up to the next marker, in one copy.
-		k := i
-		for k < len(tmpl) && tmpl[k]-markNum > r.last-markNum {
-			k++
-		}
+		k := literalEnd(tmpl, i, r.last)
 		if k > i {
 			if len(data)+k-i > end {
 				return data, errTokens
@@ -311,6 +307,34 @@ func (r *tokReader) expand(data, tmpl []byte, end int, prev *[allSlots]int64) ([
 	return data, nil
 }
 
+// literalEnd returns the index of the first marker byte (markNum to last)
+// in tmpl from i on, or len(tmpl). It looks at 8 bytes at a time: in
+// ((x - n·0x01…01) &^ x) & 0x80…80 the lowest byte flagged holds a value
+// under n exactly (a borrow only starts at such a byte, and flags only
+// bytes above it), and of those only 0 is not a marker. (Byte by byte,
+// the scan was a quarter of expand's time on app-cache-nocompress.)
+func literalEnd(tmpl []byte, i int, last byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	under := ones * (uint64(last) + 1)
+	for i+8 <= len(tmpl) {
+		x := binary.LittleEndian.Uint64(tmpl[i : i+8])
+		m := (x - under) &^ x & highs
+		if m == 0 {
+			i += 8
+			continue
+		}
+		j := i + bits.TrailingZeros64(m)/8
+		if tmpl[j] != 0 {
+			return j
+		}
+		i = j + 1
+	}
+	for i < len(tmpl) && tmpl[i]-markNum > last-markNum {
+		i++
+	}
+	return i
+}
+
 // field writes the next string of field role f.
 func (r *tokReader) field(data []byte, f byte, end int) ([]byte, error) {
 	s, err := r.fields.next(int(f))
@@ -334,10 +358,14 @@ func (r *tokReader) number(data []byte, end int, prev *[allSlots]int64, sl int) 
 		return data, errTokNumber
 	}
 	prev[sl] = v
-	if len(data)+maxDigits > end && len(data)+len(strconv.AppendInt(r.digits[:0], v, 10)) > end {
+	n := decLen(uint64(v))
+	l := len(data)
+	if l+n > end {
 		return data, errTokens
 	}
-	return strconv.AppendInt(data, v, 10), nil
+	data = slices.Grow(data, n)[:l+n]
+	putDec(data[l:], uint64(v), n)
+	return data, nil
 }
 
 // hexRun writes a hex run; rest is the template after its marker.
