@@ -206,7 +206,7 @@ func bulkCommand(name string) bool {
 
 // expectBigHeap advises huge pages for the heap a command is about to
 // fill (adviseHugePages), once per process.
-var expectBigHeap = sync.OnceFunc(func() { adviseHugePages(defaultMemory) })
+var expectBigHeap = sync.OnceFunc(func() { _, _, _ = adviseHugePages(defaultMemory) })
 
 // limitMemory sets the Go runtime's soft memory limit to n or
 // defaultMemory, whichever is larger (a command that holds more, as its
