@@ -260,6 +260,12 @@ func (p *picker) pick(hs, base []uint32, o pickOptions) []byte {
 	return out
 }
 
+// firstIn is all ones when table entry e counts no position in the
+// window (its low 16 bits are 0), else 0.
+func firstIn(e uint32) uint64 {
+	return -uint64((e&windowMask - 1) >> 31)
+}
+
 // bestSegment slides a window of dmersInK d-mer positions over [begin, end)
 // and returns the window whose distinct hashes have the largest total count,
 // trimmed of unused d-mers at both ends. The counts of the returned window's
@@ -270,20 +276,19 @@ func (p *picker) bestSegment(hs []uint32, begin, end, dmersInK int) segment {
 	var score uint64
 	wb := begin // the window is [wb, we): hs holds its hashes
 	for we := begin; we < end; we++ {
+		// A hash's count scores when it enters an empty window slot and
+		// stops when it leaves the last: added and taken without a branch
+		// (firstIn), which guessed wrong on most d-mers.
 		if x := hs[we]; x != invalidHash {
 			e := table[x]
-			if e&windowMask == 0 {
-				score += uint64(e >> 16)
-			}
+			score += uint64(e>>16) & firstIn(e)
 			table[x] = e + 1
 		}
 		if we+1-wb > dmersInK {
 			if y := hs[wb]; y != invalidHash {
 				e := table[y] - 1
 				table[y] = e
-				if e&windowMask == 0 {
-					score -= uint64(e >> 16)
-				}
+				score -= uint64(e>>16) & firstIn(e)
 			}
 			wb++
 		}
