@@ -63,15 +63,20 @@ func sameBytes(w io.Writer, src *source, keep func(*rdbio.Record) bool) (*outfil
 	if !ok || !out.regular() || !isFile || keep != nil || src.kind != listcodec.KindRDB {
 		return nil, nil
 	}
+	// Only a regular file is opened again (a FIFO's second open could
+	// wait for a writer, or take its bytes).
+	a, err := f.Stat()
+	if err != nil || !a.Mode().IsRegular() {
+		return nil, nil
+	}
 	in, err := os.Open(f.Name())
 	if err != nil {
 		return nil, nil
 	}
-	a, errA := f.Stat()
 	b, errB := in.Stat()
 	magic := make([]byte, len(envelope.Magic))
 	_, errM := in.ReadAt(magic, 0)
-	if errA != nil || errB != nil || errM != nil || !b.Mode().IsRegular() || !os.SameFile(a, b) || string(magic) == envelope.Magic {
+	if errB != nil || errM != nil || !os.SameFile(a, b) || string(magic) == envelope.Magic {
 		in.Close()
 		return nil, nil
 	}
