@@ -51,7 +51,8 @@ func main() {
 	if err != nil {
 		exit(err, command)
 	}
-	if bulkCommand(command) {
+	hugeHeap = heapPolicyOf(command)
+	if hugeHeap == hugeAlways {
 		expectBigHeap()
 	}
 	// urfave's short option handling (-qc) crashes on the partial flag a
@@ -190,22 +191,37 @@ func version() string {
 // beyond the noise of 10 ms nor their peak RSS.
 const defaultMemory = 52 << 20
 
-// bulkCommand reports whether a command fills a heap of several MiB
-// whatever its input's size, so that expectBigHeap pays from the start:
-// all but those that walk an RDB one record at a time or do nothing
-// (info, copy, test, get, completion, help), whose 4 MiB heaps it would
-// make some 5 ms slower; those expect it when their input is compressed
-// (source.rdb).
-func bulkCommand(name string) bool {
+// heapPolicy says when a command asks for huge pages (adviseHugePages).
+type heapPolicy uint8
+
+const (
+	// hugeNever: split and merge hold a writer's buffer per part, each
+	// barely touched when the parts are small; as huge pages each holds
+	// 2 MiB (split of a 1.5 MB dump into 64 parts: 31 -> 46 MiB, of a
+	// 14 KB one 27 -> 50 MiB).
+	hugeNever heapPolicy = iota
+	// hugeCompressed: info, copy, test and get walk an RDB one record at
+	// a time in a 4 MiB heap, which the advice would make some 5 ms
+	// slower to start; a compressed input fills a heap (source.rdb).
+	hugeCompressed
+	// hugeAlways: the others fill a heap whatever their input's size.
+	hugeAlways
+)
+
+// hugeHeap is the policy of the command running (main sets it).
+var hugeHeap heapPolicy
+
+// heapPolicyOf is a command's heapPolicy.
+func heapPolicyOf(name string) heapPolicy {
 	switch name {
+	case "split", "merge":
+		return hugeNever
 	case "", "info", "copy", "test", "get", "completion", "help", "h":
-		return false
+		return hugeCompressed
 	}
-	return true
+	return hugeAlways
 }
 
-// expectBigHeap advises huge pages for the heap a command is about to
-// fill (adviseHugePages), once per process.
 var expectBigHeap = sync.OnceFunc(func() { _, _, _ = adviseHugePages(defaultMemory) })
 
 // limitMemory sets the Go runtime's soft memory limit to n or

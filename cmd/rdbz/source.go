@@ -44,7 +44,7 @@ func openSource(path string, wrap func(io.Reader) io.Reader) (*source, error) {
 // the RDB's end checks the rest with finish. Decoding a compressed input
 // fills a heap (expectBigHeap).
 func (s *source) rdb(ctx context.Context, opt listcodec.DecompressOptions) (io.Reader, error) {
-	if s.kind != listcodec.KindRDB {
+	if s.kind != listcodec.KindRDB && hugeHeap != hugeNever {
 		expectBigHeap()
 	}
 	in, err := listcodec.Open(ctx, s.r, opt)
