@@ -155,13 +155,23 @@ func decodeInto(out, src []byte, stop int) (int, error) {
 		if n > len(out)-op {
 			return op, fmt.Errorf("lzf: back reference at input offset %d overflows the %d-byte output: %w", start, len(out), ErrCorrupt)
 		}
-		if dist >= 8 && op+n+8 <= len(out) {
+		if n >= longRef && dist >= n {
+			// Long and apart: memmove's wide moves. The 8-byte moves
+			// below read what the previous reference had just written,
+			// straddling two of its stores when dist is not a multiple
+			// of 8, which the store buffer cannot forward: decode of a
+			// Dragonfly seed (264-byte references 284 back) ran at half
+			// lzf_d.c's speed, which calls memcpy there.
+			copy(out[op:op+n], out[op-dist:op-dist+n])
+		} else if dist >= 8 && op+n+8 <= len(out) {
 			// At least 8 back, each 8-byte move reads only bytes already
 			// final (the later ones may read what the earlier wrote,
 			// which is what a forward copy does).
 			for k := 0; k < n; k += 8 {
 				binary.LittleEndian.PutUint64(out[op+k:], binary.LittleEndian.Uint64(out[op+k-dist:]))
 			}
+		} else if op+n+8 <= len(out) {
+			shortBack(out[op-dist:op+n+8], dist, n)
 		} else {
 			copyBack(out[op-dist:op+n], dist)
 		}
@@ -169,6 +179,10 @@ func decodeInto(out, src []byte, stop int) (int, error) {
 	}
 	return op, nil
 }
+
+// longRef is the shortest back reference decodeInto copies with memmove
+// when its source and destination are apart.
+const longRef = 64
 
 // move32 copies *src to *dst in four 8-byte moves. (Assigning one [32]byte
 // to another calls memmove: the compiler cannot tell that they do not
@@ -180,6 +194,24 @@ func move32(dst, src *[32]byte) {
 	binary.LittleEndian.PutUint64(dst[8:], b)
 	binary.LittleEndian.PutUint64(dst[16:], c)
 	binary.LittleEndian.PutUint64(dst[24:], d)
+}
+
+// shortBack writes n bytes at w[dist:] from dist (1 to 7) bytes back, as
+// a byte-by-byte forward copy would, where w has 8 bytes of room past
+// them: the first bytes one by one until the repeated part spans p, the
+// first multiple of dist of at least 8, then 8-byte moves from p back,
+// which read only bytes already final. (copyBack's doubling calls memmove
+// some log2(n/dist) times a reference: the Dragonfly seed's runs of one
+// byte, a third of its references.)
+func shortBack(w []byte, dist, n int) {
+	p := (8 + dist - 1) / dist * dist
+	k := 0
+	for ; k < p-dist && k < n; k++ {
+		w[dist+k] = w[k]
+	}
+	for ; k < n; k += 8 {
+		binary.LittleEndian.PutUint64(w[dist+k:], binary.LittleEndian.Uint64(w[dist+k-p:]))
+	}
 }
 
 // copyBack fills w[dist:] from dist bytes back, as a byte-by-byte forward

@@ -98,7 +98,8 @@ func checkDecodeSame(t *testing.T, z []byte, ulen, stop int) {
 	}
 }
 
-// TestDecodeMatchesReference decodes the streams of random inputs, whole,
+// TestDecodeMatchesReference decodes the streams of random inputs (runs of
+// short and of long periods among them), whole,
 // cut short, into too small an output and with a byte changed, with
 // decodeInto and the decoder it replaced.
 func TestDecodeMatchesReference(t *testing.T) {
@@ -107,7 +108,10 @@ func TestDecodeMatchesReference(t *testing.T) {
 	for i := range 3000 {
 		n := 1 + r.IntN(2000)
 		src := [][]byte{rdbiotest.JSONish(r, n), rdbiotest.Patchy(r, n), rdbiotest.LowEntropy(r, n),
-			bytes.Repeat(rdbiotest.RandomBytes(r, 1+r.IntN(20)), n)[:n]}[i%4]
+			bytes.Repeat(rdbiotest.RandomBytes(r, 1+r.IntN(20)), n)[:n],
+			// Periods past a reference's longest: long references apart
+			// from their source (memmove in decodeInto).
+			bytes.Repeat(rdbiotest.RandomBytes(r, 64+r.IntN(300)), n/64+1)[:n]}[i%5]
 		z, _ := e.Encode(nil, src, len(src)+len(src)/32+8)
 		checkDecodeSame(t, z, n, 1<<62)
 		checkDecodeSame(t, z, n, r.IntN(n+1))
