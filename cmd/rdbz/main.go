@@ -224,6 +224,8 @@ func heapPolicyOf(name string) heapPolicy {
 	return hugeAlways
 }
 
+// expectBigHeap advises huge pages for the heap a command is about to
+// fill (adviseHugePages), once per process.
 var expectBigHeap = sync.OnceFunc(func() { _, _, _ = adviseHugePages(defaultMemory) })
 
 // limitMemory sets the Go runtime's soft memory limit to n or
