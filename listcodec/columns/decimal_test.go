@@ -61,3 +61,28 @@ func TestLiteralEnd(t *testing.T) {
 		}
 	}
 }
+
+// nextDigitOrMark finds what a byte-by-byte scan finds.
+func TestNextDigitOrMark(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	alphabet := []byte{0, 1, 5, 6, '/', '0', '9', ':', 'a', 0x7f, 0x80, 0xb0, 0xb9, 0xff}
+	for range 20000 {
+		s := make([]byte, rng.IntN(40))
+		for i := range s {
+			if rng.IntN(4) == 0 {
+				s[i] = alphabet[rng.IntN(len(alphabet))]
+			} else {
+				s[i] = byte(rng.IntN(256))
+			}
+		}
+		for i := 0; i <= len(s); i++ {
+			want := i
+			for want < len(s) && !(s[want] >= '0' && s[want] <= '9' || s[want] >= markNum && s[want] <= markSlot) {
+				want++
+			}
+			if got := nextDigitOrMark(s, i); got != want {
+				t.Fatalf("nextDigitOrMark(%x, %d) = %d, want %d", s, i, got, want)
+			}
+		}
+	}
+}

@@ -106,25 +106,33 @@ func (t *tokens) tokenizePlain(s []byte, prev *[allSlots]int64, slot *int) {
 	// ends it: appending each run of letters and of other bytes on its own
 	// was most of the tokenizer's time.
 	lit := 0
-	for i := 0; i < len(s); {
-		switch class[s[i]] {
-		case clOther:
-			i++
-			continue
-		case clMark:
-			t.tmpl = append(append(t.tmpl, s[lit:i]...), markEsc, s[i])
-			i++
+	for i := 0; ; {
+		// Only a run with a digit can be a token (a number, or a hex run,
+		// which has a digit and a letter), and only a marker needs
+		// escaping: the bytes before the next of either are literal.
+		k := nextDigitOrMark(s, i)
+		if k == len(s) {
+			break
+		}
+		if class[s[k]] == clMark {
+			t.tmpl = append(append(t.tmpl, s[lit:k]...), markEsc, s[k])
+			i = k + 1
 			lit = i
 			continue
 		}
-		// An alphanumeric run, classified as it is scanned.
+		// The alphanumeric run around the digit (i is never inside a
+		// run: it is 0, or follows a marker, or ends a run), classified
+		// as it is scanned.
+		for k > i && class[s[k-1]] >= clDigit {
+			k--
+		}
 		var seen uint8
-		j := i
+		j := k
 		for j < len(s) && class[s[j]] >= clDigit {
 			seen |= class[s[j]]
 			j++
 		}
-		run := s[i:j]
+		run := s[k:j]
 		switch {
 		case seen == clDigit && len(run) <= maxDigits && (run[0] != '0' || len(run) == 1):
 			v := int64(0)
@@ -135,16 +143,46 @@ func (t *tokens) tokenizePlain(s []byte, prev *[allSlots]int64, slot *int) {
 			t.nums = binary.AppendUvarint(t.nums, zigzag(v-prev[sl]))
 			prev[sl] = v
 			*slot++
-			t.tmpl = append(append(t.tmpl, s[lit:i]...), markNum)
+			t.tmpl = append(append(t.tmpl, s[lit:k]...), markNum)
 			lit = j
 		case seen == clDigit|clHex && len(run)%2 == 0 && len(run) >= 2*minHex && len(run) <= 2*maxHex:
-			t.tmpl = append(append(t.tmpl, s[lit:i]...), markHex, byte(len(run)/2))
+			t.tmpl = append(append(t.tmpl, s[lit:k]...), markHex, byte(len(run)/2))
 			t.hex = appendUnhex(t.hex, run)
 			lit = j
 		}
 		i = j
 	}
 	t.tmpl = append(t.tmpl, s[lit:]...)
+}
+
+// nextDigitOrMark returns the index of the first decimal digit or marker
+// byte of s from i on, or len(s). It looks at 8 bytes at a time: in a
+// word x, hasBetween flags exactly the bytes strictly between lo and hi
+// (both at most 128; bytes of 128 and more are flagged by neither). On
+// text, most bytes lie before the next digit: the byte loop this replaced
+// was an eighth of compress's CPU on a dump of source files.
+func nextDigitOrMark(s []byte, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(s[i : i+8])
+		if m := hasBetween(x, '0'-1, '9'+1) | hasBetween(x, markNum-1, markSlot+1); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := class[s[i]]; c == clDigit || c == clMark {
+			return i
+		}
+	}
+	return i
+}
+
+// hasBetween is the high bit of each byte of x that is over lo and under
+// hi (Sean Anderson's bit hack, per byte and without carries between
+// bytes: the low seven bits are summed apart from the high one).
+func hasBetween(x uint64, lo, hi uint64) uint64 {
+	const ones, low7, highs = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	y := x & low7
+	return (ones*(127+hi) - y) &^ x & (y + ones*(127-lo)) & highs
 }
 
 // Byte classes for tokenizing: flags of the alphanumerics (a run's
