@@ -40,14 +40,7 @@ func TestLiteralEnd(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	alphabet := []byte{0, 1, 2, 3, 4, 5, 6, 'a', '0', 0x7f, 0x80, 0xff}
 	for range 20000 {
-		tmpl := make([]byte, rng.IntN(40))
-		for i := range tmpl {
-			if rng.IntN(6) == 0 {
-				tmpl[i] = alphabet[rng.IntN(len(alphabet))]
-			} else {
-				tmpl[i] = byte(rng.IntN(256))
-			}
-		}
+		tmpl := scanInput(rng, alphabet)
 		for _, last := range []byte{markEsc, markSlot} {
 			for i := 0; i <= len(tmpl); i++ {
 				want := i
@@ -67,14 +60,7 @@ func TestNextDigitOrMark(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	alphabet := []byte{0, 1, 5, 6, '/', '0', '9', ':', 'a', 0x7f, 0x80, 0xb0, 0xb9, 0xff}
 	for range 20000 {
-		s := make([]byte, rng.IntN(40))
-		for i := range s {
-			if rng.IntN(4) == 0 {
-				s[i] = alphabet[rng.IntN(len(alphabet))]
-			} else {
-				s[i] = byte(rng.IntN(256))
-			}
-		}
+		s := scanInput(rng, alphabet)
 		for i := 0; i <= len(s); i++ {
 			want := i
 			for want < len(s) && !(s[want] >= '0' && s[want] <= '9' || s[want] >= markNum && s[want] <= markSlot) {
@@ -85,4 +71,18 @@ func TestNextDigitOrMark(t *testing.T) {
 			}
 		}
 	}
+}
+
+// scanInput is up to 40 random bytes, a third of them from alphabet (the
+// edges of the classes a scan tells apart).
+func scanInput(rng *rand.Rand, alphabet []byte) []byte {
+	s := make([]byte, rng.IntN(40))
+	for i := range s {
+		if rng.IntN(3) == 0 {
+			s[i] = alphabet[rng.IntN(len(alphabet))]
+		} else {
+			s[i] = byte(rng.IntN(256))
+		}
+	}
+	return s
 }
