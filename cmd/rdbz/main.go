@@ -225,8 +225,13 @@ func heapPolicyOf(name string) heapPolicy {
 }
 
 // expectBigHeap advises huge pages for the heap a command is about to
-// fill (adviseHugePages), once per process.
-var expectBigHeap = sync.OnceFunc(func() { _, _, _ = adviseHugePages(defaultMemory) })
+// fill (adviseHugePages), once per process, unless GODEBUG=disablethp=1
+// asks the Go runtime to keep its heap off them.
+var expectBigHeap = sync.OnceFunc(func() {
+	if !slices.Contains(strings.Split(os.Getenv("GODEBUG"), ","), "disablethp=1") {
+		_, _, _ = adviseHugePages(defaultMemory)
+	}
+})
 
 // limitMemory sets the Go runtime's soft memory limit to n or
 // defaultMemory, whichever is larger (a command that holds more, as its
