@@ -275,8 +275,6 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 // writerBytes bounds the blocks a Writer holds in flight (see NewWriter).
 const writerBytes = 16 << 20
 
-// windowFor is the zstd window for blocks of size bs: the power of two at
-// or above it (klauspost requires a power of two of at least 1 KiB).
 // NewEncoder returns an encoder for Options.Encoder: what a Writer with
 // dict and opt compresses its blocks with.
 func NewEncoder(dict []byte, opt Options) (*zstd.Encoder, error) {
@@ -326,6 +324,8 @@ func newEncoder(dict []byte, id uint32, opt Options) (*zstd.Encoder, error) {
 	return enc, nil
 }
 
+// windowFor is the zstd window for blocks of size bs: the power of two at
+// or above it (klauspost requires a power of two of at least 1 KiB).
 func windowFor(bs int) int {
 	w := zstd.MinWindowSize
 	for w < bs {

@@ -70,10 +70,6 @@ const (
 	DefaultIndexShare = 0.01
 	// DefaultSampleBytes is the T sample the dictionary is trained on.
 	DefaultSampleBytes = 2 << 20
-	// maxColumnWorkers and maxBlockWorkers bound the block workers of
-	// 2.2 and 2.1 below SpeedBetterCompression (Compress: memory).
-	maxColumnWorkers = 2
-	maxBlockWorkers  = 4
 	// DefaultTrainBytes is how much T is held before training, for a file
 	// as for a stream: a second pass over a file to sample all of it cost
 	// a whole extra parse (and LZF decode) and gave outputs no smaller on
@@ -82,6 +78,13 @@ const (
 	// SampleChunk: a sample is one record, a record over it cut in pieces
 	// of this size.
 	SampleChunk = 4 << 10
+)
+
+// maxColumnWorkers and maxBlockWorkers bound the block workers of 2.2 and
+// 2.1 below SpeedBetterCompression, by memory (csink.start).
+const (
+	maxColumnWorkers = 2
+	maxBlockWorkers  = 4
 )
 
 // Options configure Compress. Zero fields take the defaults.
