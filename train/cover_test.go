@@ -15,7 +15,7 @@ func TestDenseHashesPickTheSame(t *testing.T) {
 	}
 	c := newCorpus(samples)
 	for _, d := range []int{6, 8} {
-		raw, dense := c.hashes(d, hashLog), c.hashAll(d, hashLog)
+		raw, dense := c.hashes(d, hashLog, make([]uint32, c.size)), c.hashAll(d, hashLog, make([]uint32, c.size))
 		if n := tableSize(dense, hashLog); n >= 1<<hashLog/denseFactor || n < 100 {
 			t.Fatalf("d=%d: a dense table of %d entries for %d positions", d, n, len(dense))
 		}

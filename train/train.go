@@ -30,7 +30,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"sync"
 
@@ -307,10 +306,16 @@ func build(samples [][]byte, p Params, cfg config) (Result, error) {
 	}
 
 	res := Result{K: r.K, D: r.D, PerSample: cfg.counts[0]}
+	total := 0
+	for _, s := range usable {
+		total += len(s)
+	}
+	w := newCrew(r.Level, cfg.workers, total)
+	defer w.close()
 	var content []byte
 	if r.searchK || r.searchD {
 		var best candidate
-		if best, res.Candidates, err = search(usable, r, cfg); err != nil {
+		if best, res.Candidates, err = search(w, usable, r, cfg); err != nil {
 			return Result{}, err
 		}
 		res.K, res.D, res.PerSample = best.k, best.d, best.perSample
@@ -319,18 +324,18 @@ func build(samples [][]byte, p Params, cfg config) (Result, error) {
 			content = best.content
 		}
 	}
+	m := w.member(0)
+	if m.err != nil {
+		return Result{}, fmt.Errorf("train: %w", m.err)
+	}
 	if content == nil {
 		c := newCorpus(usable)
-		hs := c.hashAll(res.D, hashLog)
-		content = newPicker(c).pick(hs, c.countFreqs(hs, hashLog, res.PerSample),
+		hs := c.hashAll(res.D, hashLog, w.hashes(c.size))
+		m.pk.c = c
+		content = m.pk.pick(hs, c.countFreqs(hs, hashLog, res.PerSample),
 			pickOptions{k: res.K, d: res.D, capacity: r.DictSize})
 	}
-	cd, err := newCoder(r.Level)
-	if err != nil {
-		return Result{}, fmt.Errorf("train: %w", err)
-	}
-	defer cd.close()
-	if res.Dict, err = makeDict(cd, content, spread(usable, cfg.stats), r); err != nil {
+	if res.Dict, err = makeDict(m.cd, content, spread(usable, cfg.stats), r); err != nil {
 		return Result{}, fmt.Errorf("train: k=%d d=%d: %w", res.K, res.D, err)
 	}
 	if r.deriveID {
@@ -355,7 +360,7 @@ type candidate struct {
 // smallest (the first in grid order on ties). With a preliminary round
 // configured, all pairs are first judged on a small part of the samples and
 // only the best few go on to the final round.
-func search(samples [][]byte, r resolved, cfg config) (chosen candidate, tried []Candidate, err error) {
+func search(w *crew, samples [][]byte, r resolved, cfg config) (chosen candidate, tried []Candidate, err error) {
 	ds, ks := cfg.ds, cfg.ks
 	if !r.searchD {
 		ds = []int{r.D}
@@ -386,11 +391,11 @@ func search(samples [][]byte, r resolved, cfg config) (chosen candidate, tried [
 	var full *arena
 	if p := cfg.prelim; p.keep > 0 && len(cands) > p.keep {
 		if small := spread(trainSet, p.train); len(small) >= MinSamples {
-			a := newArena(small, cfg)
+			a := newArena(w, small, cfg)
 			if p.stats.bytes > 0 {
 				a.tables = spread(small, p.stats)
 			}
-			judge(a, cands, spread(evalSet, p.eval), 1, r, cfg)
+			judge(a, cands, spread(evalSet, p.eval), 1, r)
 			finalists = slices.Clone(cands)
 			slices.SortStableFunc(finalists, func(a, b *candidate) int {
 				return cmp.Compare(a.rank(), b.rank())
@@ -406,13 +411,16 @@ func search(samples [][]byte, r resolved, cfg config) (chosen candidate, tried [
 					cd.round = 2
 				}
 				full = a
+			} else {
+				a.release()
 			}
 		}
 	}
 	if full == nil {
-		full = newArena(trainSet, cfg)
-		judge(full, finalists, evalSet, 2, r, cfg)
+		full = newArena(w, trainSet, cfg)
+		judge(full, finalists, evalSet, 2, r)
 	}
+	defer full.release()
 	best := bestOf(cands, 2)
 	if best != nil {
 		// Less content can compress better (smaller offsets, less crowded
@@ -421,7 +429,7 @@ func search(samples [][]byte, r resolved, cfg config) (chosen candidate, tried [
 		for i, size := 1, r.DictSize/2; i <= cfg.shrink && size >= max(MinDictSize, best.k); i, size = i+1, size/2 {
 			smaller = append(smaller, &candidate{k: best.k, d: best.d, perSample: best.perSample, dictSize: size})
 		}
-		judge(full, smaller, evalSet, 3, r, cfg)
+		judge(full, smaller, evalSet, 3, r)
 		cands = append(cands, smaller...)
 		best = bestOf(cands, 2, 3)
 	}
@@ -497,10 +505,13 @@ func (cd *candidate) rank() int64 {
 
 // arena is what judging candidates on one training set shares.
 type arena struct {
+	w      *crew
 	c      *corpus
 	tables [][]byte // samples for the candidates' entropy tables
 	freqs  map[countKey][]uint32
 	hs     map[int][]uint32 // hashAll(d) by d (4 bytes per sample byte each)
+	// maxHashBytes is config.maxHashBytes.
+	maxHashBytes int
 }
 
 type countKey struct {
@@ -508,15 +519,23 @@ type countKey struct {
 	perSample bool
 }
 
-func newArena(trainSet [][]byte, cfg config) *arena {
-	return &arena{c: newCorpus(trainSet), tables: spread(trainSet, cfg.searchStats),
-		freqs: make(map[countKey][]uint32), hs: make(map[int][]uint32)}
+func newArena(w *crew, trainSet [][]byte, cfg config) *arena {
+	return &arena{w: w, c: newCorpus(trainSet), tables: spread(trainSet, cfg.searchStats),
+		freqs: make(map[countKey][]uint32), hs: make(map[int][]uint32), maxHashBytes: cfg.maxHashBytes}
+}
+
+// release gives the arena's hash arrays back to the crew.
+func (a *arena) release() {
+	for d, hs := range a.hs {
+		a.w.release(hs)
+		delete(a.hs, d)
+	}
 }
 
 // judge builds each candidate's dictionary from the arena's samples and
 // measures it on evalSet, in parallel; results are stored in the
 // candidates.
-func judge(a *arena, cands []*candidate, evalSet [][]byte, round int, r resolved, cfg config) {
+func judge(a *arena, cands []*candidate, evalSet [][]byte, round int, r resolved) {
 	var ds []int
 	for _, cd := range cands {
 		if !slices.Contains(ds, cd.d) {
@@ -524,15 +543,16 @@ func judge(a *arena, cands []*candidate, evalSet [][]byte, round int, r resolved
 		}
 	}
 	groups := [][]int{ds}
-	if 4*a.c.size*len(ds) > cfg.maxHashBytes {
+	if 4*a.c.size*len(ds) > a.maxHashBytes {
 		groups = groups[:0]
 		for _, d := range ds {
 			groups = append(groups, []int{d})
 		}
 	}
 	for _, g := range groups {
-		for d := range a.hs {
+		for d, hs := range a.hs {
 			if !slices.Contains(g, d) {
+				a.w.release(hs)
 				delete(a.hs, d)
 			}
 		}
@@ -543,7 +563,7 @@ func judge(a *arena, cands []*candidate, evalSet [][]byte, round int, r resolved
 			}
 		}
 		a.prepare(group)
-		judgeGroup(a, group, evalSet, round, r, cfg)
+		judgeGroup(a, group, evalSet, round, r)
 	}
 }
 
@@ -566,10 +586,13 @@ func (a *arena) prepare(cands []*candidate) {
 	}
 	results := make(chan result, len(modes))
 	for d, ms := range modes {
-		hs := a.hs[d]
+		hs, fill := a.hs[d], false
+		if hs == nil {
+			hs, fill = a.w.hashes(a.c.size), true
+		}
 		go func() {
-			if hs == nil {
-				hs = a.c.hashAll(d, hashLog)
+			if fill {
+				a.c.hashAll(d, hashLog, hs)
 			}
 			res := result{d: d, hs: hs, freqs: make(map[bool][]uint32)}
 			for _, m := range ms {
@@ -588,21 +611,15 @@ func (a *arena) prepare(cands []*candidate) {
 }
 
 // judgeGroup judges candidates whose hashes the arena holds.
-func judgeGroup(a *arena, cands []*candidate, evalSet [][]byte, round int, r resolved, cfg config) {
-	workers := cfg.workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, len(cands))
+func judgeGroup(a *arena, cands []*candidate, evalSet [][]byte, round int, r resolved) {
+	workers := min(len(a.w.members), len(cands))
 	jobs := make(chan *candidate)
 	var wg sync.WaitGroup
-	for range workers {
+	for i := range workers {
+		m := a.w.member(i)
+		m.pk.c = a.c
+		pk, enc, encErr := m.pk, m.cd, m.err
 		wg.Go(func() {
-			pk := newPicker(a.c)
-			enc, encErr := newCoder(r.Level)
-			if encErr == nil {
-				defer enc.close()
-			}
 			for cd := range jobs {
 				cd.round, cd.size, cd.err = round, 0, encErr
 				if encErr != nil {
