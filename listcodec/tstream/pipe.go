@@ -3,6 +3,7 @@ package tstream
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -87,6 +88,7 @@ type tpipe struct {
 	direct  bool   // pass straight to dst: no batch is in flight
 	work    chan *tBatch
 	order   chan *tBatch
+	free    chan *tBatch // batches to reuse (newBatch)
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -104,14 +106,14 @@ func newTPipe(dst TSink, m mode, version int, workers int) *tpipe {
 		n = min(workers, procs)
 	}
 	p := &tpipe{dst: dst, mode: m, version: version, keyA: -1, budget: int64(max(pipeBudget*n/procs, 2*pipeBatch)),
-		work: make(chan *tBatch, pipeQueue), order: make(chan *tBatch, pipeQueue)}
+		work: make(chan *tBatch, pipeQueue), order: make(chan *tBatch, pipeQueue), free: make(chan *tBatch, pipeQueue)}
 	p.cond = sync.NewCond(&p.mu)
 	p.wg.Add(n + 1)
 	for range n {
 		go p.worker()
 	}
 	go p.output()
-	p.cur = newBatch()
+	p.cur = p.newBatch()
 	// Direct until the first string with LZF work: a dump saved with
 	// rdbcompression no has none, and its bytes then go straight to the
 	// TSink instead of through batches and another goroutine (compress of
@@ -120,20 +122,33 @@ func newTPipe(dst TSink, m mode, version int, workers int) *tpipe {
 	return p
 }
 
-// batches are reused: a fresh one for every 128 KiB of T cost 5% of
-// compress's CPU in allocation and clearing on app-cache.
-var batches = sync.Pool{New: func() any { return &tBatch{} }}
+// Batches are reused: a fresh one for every 128 KiB of T cost 5% of
+// compress's CPU in allocation and clearing on app-cache. Each pipe keeps
+// those it made in a list of its own (a sync.Pool, emptied by every
+// collection, gave back 47 MB of fresh buffers over the compress of
+// godev-lzf), but not those grown past maxKeptBatch by a large string:
+// the batches alive at once, pipeQueue at most, keep at most that each.
+const maxKeptBatch = 4 * pipeBatch
 
-func newBatch() *tBatch {
-	b := batches.Get().(*tBatch)
+func (p *tpipe) newBatch() *tBatch {
+	var b *tBatch
+	select {
+	case b = <-p.free:
+	default:
+		return &tBatch{}
+	}
 	b.buf, b.ops, b.res = b.buf[:0], b.ops[:0], b.res[:0]
 	b.weight, b.st, b.err, b.done, b.barrier = 0, TStats{}, nil, nil, nil
 	return b
 }
 
-func freeBatch(b *tBatch) {
-	if cap(b.buf)+cap(b.res) <= 4*pipeMaxString {
-		batches.Put(b)
+func (p *tpipe) freeBatch(b *tBatch) {
+	if cap(b.buf)+cap(b.res) > maxKeptBatch {
+		return
+	}
+	select {
+	case p.free <- b:
+	default:
 	}
 }
 
@@ -241,7 +256,7 @@ func (p *tpipe) seal() error {
 	if len(b.ops) == 0 {
 		return p.failure()
 	}
-	p.cur, p.keyA = newBatch(), -1
+	p.cur, p.keyA = p.newBatch(), -1
 	p.mu.Lock()
 	for p.weight > 0 && p.weight+b.weight > p.budget && p.err == nil {
 		p.cond.Wait()
@@ -308,12 +323,22 @@ func (p *tpipe) worker() {
 
 // run rewrites the strings of b.
 func (p *tpipe) run(b *tBatch, s *strWork) {
+	b.res = slices.Grow(b.res[:0], resBound(b, p.mode))
 	for i := range b.ops {
 		op := &b.ops[i]
 		if op.kind != opLZF {
 			continue
 		}
-		head, body, _, err := s.rewrite(p.mode, op.enc, b.buf[op.a:op.m], b.buf[op.m:op.b], op.ulen, &b.st)
+		op.ra = len(b.res)
+		var err error
+		if p.mode.toT && op.enc == rdbio.EncLZF {
+			b.res, err = s.toT(b.res, b.buf[op.a:op.m], b.buf[op.m:op.b], op.ulen, &b.st)
+		} else {
+			var head, body []byte
+			if head, body, _, err = s.rewrite(p.mode, op.enc, b.buf[op.a:op.m], b.buf[op.m:op.b], op.ulen, &b.st); err == nil {
+				b.res = append(append(b.res, head...), body...)
+			}
+		}
 		if err != nil {
 			e := &rdbio.Error{Offset: op.input, Version: p.version, What: "value", Err: err}
 			if op.ka >= 0 {
@@ -322,8 +347,6 @@ func (p *tpipe) run(b *tBatch, s *strWork) {
 			b.err = e
 			return
 		}
-		op.ra = len(b.res)
-		b.res = append(append(b.res, head...), body...)
 		op.rb = len(b.res)
 		b.st.TBytes += int64(op.rb - op.ra)
 		if p.mode.shadow {
@@ -334,6 +357,36 @@ func (p *tpipe) run(b *tBatch, s *strWork) {
 		}
 	}
 }
+
+// resBound is room enough in res for what a worker writes there for
+// batch b, so that it is sized once, not grown by append: a head and the
+// decoded bytes of each string (LZF-encoded, 1/32 more at worst; twice,
+// in shadow mode), and the check's scratch (toT). The lengths are the
+// file's claims, but bounded by the batch's weight (take) and by
+// CanDecode; a claim that fails is not counted, and fails its rewrite.
+func resBound(b *tBatch, m mode) int {
+	n, comp := 0, 0
+	for i := range b.ops {
+		op := &b.ops[i]
+		if op.kind != opLZF || !lzf.CanDecode(uint64(op.b-op.m), uint64(op.ulen)) {
+			continue
+		}
+		if m.toT {
+			n += maxHead + op.ulen
+			comp = max(comp, op.b-op.m)
+		} else {
+			n += maxHead + op.ulen + op.ulen/32 + 8
+		}
+	}
+	if m.shadow {
+		n *= 2
+	}
+	return n + comp + lzf.Slack
+}
+
+// maxHead is the longest string head rewrite makes: an encoding byte and
+// two lengths.
+const maxHead = 1 + 2*9
 
 // original puts the original form of op's string (rewritten into
 // res[ra:rb]) in res[oa:ob], or sets oa < 0 when it is buf[a:b].
@@ -388,7 +441,7 @@ func (p *tpipe) output() {
 		p.st.add(b.st)
 		p.cond.Broadcast()
 		p.mu.Unlock()
-		freeBatch(b)
+		p.freeBatch(b)
 	}
 }
 
@@ -510,6 +563,38 @@ func (s *strWork) rewrite(m mode, enc rdbio.Enc, hold, p []byte, ulen int, st *T
 		}
 	}
 	return rdbio.AppendStringHead(h, rdbio.EncLZF, 0, uint64(len(s.lzf)), uint64(len(dec))), s.lzf, dec, nil
+}
+
+// toT appends to dst what goes in place of an LZF string (prefix hold,
+// payload p, ulen decoded bytes) in T — rewrite's work in compress — and
+// returns it: the string decoded straight into dst, behind T's head, when
+// it is faithful (its check encoding into dst's spare room), else hold and
+// p as they are. With room for the head, ulen and len(p)+lzf.Slack
+// (resBound), it allocates nothing: decoding into a buffer of its own and
+// copying was 83 MB of allocations and a copy of every decoded byte on
+// gen-realdata's godev-lzf.
+func (s *strWork) toT(dst, hold, p []byte, ulen int, st *TStats) ([]byte, error) {
+	var hb [maxHead]byte
+	head := rdbio.AppendLen(append(hb[:0], tByte, 0), uint64(ulen))
+	start := len(dst)
+	body := len(dst) + len(head)
+	dst = slices.Grow(dst, len(head)+ulen+len(p)+lzf.Slack)
+	dec, err := lzf.Decode(dst[body:body], p, ulen)
+	if err != nil {
+		return dst[:start], fmt.Errorf("%w: LZF string does not decode to %d bytes", rdbio.ErrCorrupt, ulen)
+	}
+	end := body + ulen
+	scratch := dst[end:end]
+	if !faithful(&s.enc, &scratch, hold, p, dec) {
+		st.Unfaithful++
+		return append(append(dst[:start], hold...), p...), nil
+	}
+	st.Decoded++
+	st.LZFBytes += int64(len(hold) + len(p))
+	st.DecBytes += int64(ulen)
+	dst = dst[:end]
+	copy(dst[start:], head)
+	return dst, nil
 }
 
 // original returns the form a string rewritten by a decoding mode has in
