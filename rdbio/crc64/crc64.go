@@ -8,11 +8,13 @@
 //
 // Every byte rdbz reads or writes passes through it, so it is written here
 // for speed rather than taken from hdt3213/rdb's crc64jones (slicing by 8
-// on Go's generic path, ~1.3 GB/s on the 2-core machine): slicing by 16
-// over tables indexed by byte (no bounds checks), the xors summed as a
-// tree, measured 2× that (3.3 GB/s)
-// (BenchmarkCRC64 in crc64_test.go). The tables are built at init from the
-// polynomial.
+// on Go's generic path, ~1.3 GB/s on the 2-core machine): on amd64 with
+// PCLMULQDQ, inputs of 64 bytes and more are folded with carry-less
+// multiplications (13.8 GB/s; no library does it for this polynomial),
+// the rest and other CPUs go by slicing by 16 over tables indexed by byte
+// (no bounds checks), the xors summed as a tree (3.3 GB/s)
+// (BenchmarkCRC64 in crc64_test.go). Tables and keys are built at init
+// from the polynomial.
 package crc64
 
 import (
@@ -49,6 +51,19 @@ func makeCRCTables() *[16][256]uint64 {
 
 // Update returns the CRC of the bytes that gave crc followed by p.
 func Update(crc uint64, p []byte) uint64 {
+	if len(p) >= foldMin && canFold {
+		n := len(p) &^ 15
+		lo, hi := fold(crc, p[:n], &foldKeys)
+		var x [16]byte
+		binary.LittleEndian.PutUint64(x[:], lo)
+		binary.LittleEndian.PutUint64(x[8:], hi)
+		crc, p = updateTables(0, x[:]), p[n:]
+	}
+	return updateTables(crc, p)
+}
+
+// updateTables is Update by the tables alone.
+func updateTables(crc uint64, p []byte) uint64 {
 	t := crcTables
 	for len(p) >= 16 {
 		a := crc ^ binary.LittleEndian.Uint64(p)
@@ -105,6 +120,36 @@ func Checksum(p []byte) uint64 { return Update(0, p) }
 // the bit-reflected polynomials (bit 63 is x^0).
 func Combine(crcA, crcB uint64, lenB int) uint64 {
 	return crcMulMod(crcA, crcShift(lenB)) ^ crcB
+}
+
+// Folding (where the CPU multiplies polynomials without carries: fold in
+// the files of each architecture) reduces the data 16 bytes at a time to a
+// 16-byte value X with the same remainder: X(x) ≡ (crc·x^(8n-64) + p(x))
+// mod P. The CRC of X from 0, X(x)·x^64 mod P, is then Update's. Each step
+// multiplies the 128 bits so far by x^128 mod P, two 64-bit products of
+// its halves by foldKeys, and adds the next 16 bytes; four lanes 64 bytes
+// apart do the bulk (x^512), then join (x^128). In the bit-reflected form
+// the halves' products come out one bit short of a 128-bit reflection,
+// which the keys make up: x^(d+63) for the first half and x^(d-1) for the
+// second, folding d bits ahead (checked against the tables by the tests).
+var foldKeys = [4]uint64{xPow(512 + 63), xPow(512 - 1), xPow(128 + 63), xPow(128 - 1)}
+
+// foldMin is the shortest input folded: fold needs 64 bytes, and from 64
+// on it is faster than the tables (4.8 GB/s against 3.5 at 64 bytes, 9.8
+// against 3.4 at 256, 13.8 against 3.5 at 256 KiB: BenchmarkCRC64).
+const foldMin = 64
+
+// xPow returns x^n mod P, bit-reflected (bit 63 is x^0).
+func xPow(n int) uint64 {
+	r := uint64(1) << 63
+	for range n {
+		if r&1 != 0 {
+			r = r>>1 ^ crcPolyReflected
+		} else {
+			r >>= 1
+		}
+	}
+	return r
 }
 
 // crcMulMod returns a·b mod P.
