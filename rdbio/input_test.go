@@ -14,17 +14,24 @@ import (
 // flushes to sinks that change, bytes that pass outside the window as
 // tailCheck's do), from a source that returns short reads at times, and checks the
 // CRC-64 of what was consumed against the bytes themselves at every step,
-// with the background sum on (two CPUs) and off (one).
+// with the background sum off (one CPU, or a CPU that folds) and on (two
+// CPUs, the folding turned off as on a CPU without it).
 func TestInputSumsWhatItConsumes(t *testing.T) {
 	data := make([]byte, 6<<20)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range data {
 		data[i] = byte(rng.Uint32())
 	}
-	for _, procs := range []int{1, 2} {
-		old := runtime.GOMAXPROCS(procs)
+	folds := crc64.Folds
+	defer func() { crc64.Folds = folds }()
+	for _, c := range []struct {
+		procs int
+		folds bool
+	}{{1, folds}, {2, folds}, {2, false}} {
+		old := runtime.GOMAXPROCS(c.procs)
+		crc64.Folds = c.folds
 		for seed := range uint64(4) {
-			consumeRandomly(t, data, rand.New(rand.NewPCG(seed, procs64(procs))))
+			consumeRandomly(t, data, rand.New(rand.NewPCG(seed, procs64(c.procs))))
 		}
 		runtime.GOMAXPROCS(old)
 	}
