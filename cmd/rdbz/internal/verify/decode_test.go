@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,21 +48,21 @@ func TestStringObjectMatchesDecoder(t *testing.T) {
 			t.Fatalf("%s: hdt3213/rdb: %v", name, err)
 		}
 		var want, got [32]byte
-		if _, _, err := digestObject(o, want[:0]); err != nil {
+		if _, _, err := digestObject(sha256.New(), o, want[:0]); err != nil {
 			t.Fatal(err)
 		}
-		fast, err := stringObject(buf[head:], d.limit)
+		fast, err := d.stringObject(buf[head:])
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if _, _, err := digestObject(fast, got[:0]); err != nil {
+		if _, _, err := digestObject(sha256.New(), fast, got[:0]); err != nil {
 			t.Fatal(err)
 		}
 		if got != want {
 			t.Errorf("%s: the %d bytes decoded digest apart from hdt3213/rdb's decoding", name, len(fast.Value))
 		}
 	}
-	if _, err := stringObject(append(rdbio.AppendLen(nil, 1), "ab"...), d.limit); err == nil {
+	if _, err := d.stringObject(append(rdbio.AppendLen(nil, 1), "ab"...)); err == nil {
 		t.Error("a string with a byte after it decoded")
 	}
 }
@@ -117,7 +118,7 @@ func TestListDigestMatchesDecoder(t *testing.T) {
 			t.Fatalf("%s: hdt3213/rdb: %v", name, err)
 		}
 		var want, got [32]byte
-		class, wantN, err := digestObject(o, want[:0])
+		class, wantN, err := digestObject(sha256.New(), o, want[:0])
 		if err != nil || class != model.ListType {
 			t.Fatalf("%s: %s, %v", name, class, err)
 		}

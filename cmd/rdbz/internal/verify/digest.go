@@ -2,7 +2,6 @@ package verify
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
 	"hash"
@@ -16,10 +15,11 @@ import (
 )
 
 // digestObject writes the SHA-256 of o's decoded content in canonical form
-// into sum (len 0, cap ≥ 32) and returns its type class and element count.
-func digestObject(o model.RedisObject, sum []byte) (string, int64, error) {
-	var d digester
-	d.h = sha256.New()
+// into sum (len 0, cap ≥ 32), with h (a SHA-256, reset here), and returns
+// its type class and element count.
+func digestObject(h hash.Hash, o model.RedisObject, sum []byte) (string, int64, error) {
+	h.Reset()
+	d := digester{h: h}
 	var class string
 	var n int
 	switch o := o.(type) {
