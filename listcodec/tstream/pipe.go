@@ -536,7 +536,7 @@ func (s *strWork) rewrite(m mode, enc rdbio.Enc, hold, p []byte, ulen int, st *T
 	dec = p
 	if enc == rdbio.EncLZF {
 		if s.dec, err = lzf.Decode(keep(s.dec, ulen), p, ulen); err != nil {
-			return nil, nil, nil, fmt.Errorf("%w: LZF string does not decode to %d bytes", rdbio.ErrCorrupt, ulen)
+			return nil, nil, nil, errNoDecode(ulen)
 		}
 		dec = s.dec
 	}
@@ -579,6 +579,9 @@ func (s *strWork) rewrite(m mode, enc rdbio.Enc, hold, p []byte, ulen int, st *T
 // copying was 83 MB of allocations and a copy of every decoded byte on
 // gen-realdata's godev-lzf.
 func (s *strWork) toT(dst, hold, p []byte, ulen int, st *TStats) ([]byte, error) {
+	if ulen < 0 || !lzf.CanDecode(uint64(len(p)), uint64(ulen)) {
+		return dst, errNoDecode(ulen) // a claim the payload cannot hold sizes nothing
+	}
 	var hb [maxHead]byte
 	head := rdbio.AppendLen(append(hb[:0], tByte, 0), uint64(ulen))
 	start := len(dst)
@@ -586,7 +589,7 @@ func (s *strWork) toT(dst, hold, p []byte, ulen int, st *TStats) ([]byte, error)
 	dst = slices.Grow(dst, len(head)+ulen+len(p)+lzf.Slack)
 	dec, err := lzf.Decode(dst[body:body], p, ulen)
 	if err != nil {
-		return dst[:start], fmt.Errorf("%w: LZF string does not decode to %d bytes", rdbio.ErrCorrupt, ulen)
+		return dst[:start], errNoDecode(ulen)
 	}
 	end := body + ulen
 	scratch := dst[end:end]
@@ -629,6 +632,12 @@ func (s *strWork) toLZF(dst []byte, target Target, dec []byte) ([]byte, int, err
 	dst = dst[:at+len(z)]
 	copy(dst[at-len(head):], head)
 	return dst, at - len(head), nil
+}
+
+// errNoDecode is the error of an LZF string that does not decode to its
+// claimed ulen bytes.
+func errNoDecode(ulen int) error {
+	return fmt.Errorf("%w: LZF string does not decode to %d bytes", rdbio.ErrCorrupt, ulen)
 }
 
 // original returns the form a string rewritten by a decoding mode has in

@@ -340,3 +340,27 @@ func swapEqualRecords(t *testing.T, tt []byte, starts []int64) []byte {
 	t.Fatal("no two key records of equal length")
 	return nil
 }
+
+// TestToTRefusesImpossibleLength: an LZF string claiming more decoded bytes
+// than its payload can hold fails as corrupt without growing the batch's
+// result; a true one decodes behind T's head.
+func TestToTRefusesImpossibleLength(t *testing.T) {
+	var s strWork
+	text := bytes.Repeat([]byte("abcdefgh"), 64)
+	comp, ok := new(lzf.Encoder).RedisSave(nil, text)
+	if !ok {
+		t.Fatal("test string does not compress")
+	}
+	hold := rdbio.AppendStringHead(nil, rdbio.EncLZF, 0, uint64(len(comp)), uint64(len(text)))
+	dst := make([]byte, 3, 16)
+	got, err := s.toT(dst, hold, comp, 1<<20, new(TStats))
+	if !errors.Is(err, rdbio.ErrCorrupt) || len(got) != 3 || cap(got) != 16 {
+		t.Fatalf("a 1 MiB claim of %d bytes: err %v, result len %d cap %d", len(comp), err, len(got), cap(got))
+	}
+	st := new(TStats)
+	got, err = s.toT(dst, hold, comp, len(text), st)
+	want := append(rdbio.AppendLen([]byte{0, 0, 0, tByte, 0}, uint64(len(text))), text...)
+	if err != nil || !bytes.Equal(got, want) || st.Decoded != 1 {
+		t.Fatalf("the true claim: err %v, %d bytes, %d decoded", err, len(got), st.Decoded)
+	}
+}
