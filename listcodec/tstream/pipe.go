@@ -364,11 +364,12 @@ func (p *tpipe) run(b *tBatch, s *strWork) {
 // resBound is room enough in res for what a worker writes there for
 // batch b, so that it is sized once, not grown by append: a head and the
 // decoded bytes of each string (LZF-encoded, 1/32 more at worst; twice,
-// in shadow mode), and the check's scratch (toT). The lengths are the
-// file's claims, but bounded by the batch's weight (take) and by
-// CanDecode; a claim that fails is not counted, and fails its rewrite.
+// in shadow mode), or its stored form where that is longer (toT keeps an
+// unfaithful string as it is). The lengths are the file's claims, but
+// bounded by the batch's weight (take) and by CanDecode; a claim that
+// fails is not counted, and fails its rewrite.
 func resBound(b *tBatch, m mode) int {
-	n, comp := 0, 0
+	n := 0
 	for i := range b.ops {
 		op := &b.ops[i]
 		p := op.b - op.m
@@ -376,8 +377,7 @@ func resBound(b *tBatch, m mode) int {
 		case op.kind != opLZF:
 		case op.enc == rdbio.EncLZF && !lzf.CanDecode(uint64(p), uint64(op.ulen)):
 		case m.toT:
-			n += maxHead + op.ulen
-			comp = max(comp, p)
+			n += maxHead + max(op.ulen, p)
 		default:
 			u := max(op.ulen, p)
 			n += maxHead + u + u/32 + 8
@@ -386,7 +386,7 @@ func resBound(b *tBatch, m mode) int {
 	if m.shadow {
 		n *= 2
 	}
-	return n + comp + lzf.Slack
+	return n
 }
 
 // maxHead is the longest string head rewrite makes: an encoding byte and
@@ -534,8 +534,15 @@ func keep(b []byte, n int) []byte {
 // (which may be nil) counts what toT did.
 func (s *strWork) rewrite(m mode, enc rdbio.Enc, hold, p []byte, ulen int, st *TStats) (head, body, dec []byte, err error) {
 	dec = p
+	same := false // an LZF string that is Redis's of its decoded bytes
 	if enc == rdbio.EncLZF {
-		if s.dec, err = lzf.Decode(keep(s.dec, ulen), p, ulen); err != nil {
+		if m.toT {
+			s.dec, same, err = s.enc.DecodeFaithful(keep(s.dec, ulen), p, ulen)
+			same = same && canonicalHead(hold, p, ulen)
+		} else {
+			s.dec, err = lzf.Decode(keep(s.dec, ulen), p, ulen)
+		}
+		if err != nil {
 			return nil, nil, nil, errNoDecode(ulen)
 		}
 		dec = s.dec
@@ -546,7 +553,7 @@ func (s *strWork) rewrite(m mode, enc rdbio.Enc, hold, p []byte, ulen int, st *T
 	h := s.headBytes[:0]
 	s.lzf = keep(s.lzf, len(dec))
 	switch {
-	case m.toT && faithful(&s.enc, &s.lzf, hold, p, dec):
+	case m.toT && same:
 		st.Decoded++
 		st.LZFBytes += int64(len(hold) + len(p))
 		st.DecBytes += int64(len(dec))
@@ -573,11 +580,10 @@ func (s *strWork) rewrite(m mode, enc rdbio.Enc, hold, p []byte, ulen int, st *T
 // toT appends to dst what goes in place of an LZF string (prefix hold,
 // payload p, ulen decoded bytes) in T — rewrite's work in compress — and
 // returns it: the string decoded straight into dst, behind T's head, when
-// it is faithful (its check encoding into dst's spare room), else hold and
-// p as they are. With room for the head, ulen and len(p)+lzf.Slack
-// (resBound), it allocates nothing: decoding into a buffer of its own and
-// copying was 83 MB of allocations and a copy of every decoded byte on
-// gen-realdata's godev-lzf.
+// it is faithful, else hold and p as they are. With room for the head,
+// ulen or hold and p (resBound), it allocates nothing: decoding
+// into a buffer of its own and copying was 83 MB of allocations and a copy
+// of every decoded byte on gen-realdata's godev-lzf.
 func (s *strWork) toT(dst, hold, p []byte, ulen int, st *TStats) ([]byte, error) {
 	if ulen < 0 || !lzf.CanDecode(uint64(len(p)), uint64(ulen)) {
 		return dst, errNoDecode(ulen) // a claim the payload cannot hold sizes nothing
@@ -586,14 +592,13 @@ func (s *strWork) toT(dst, hold, p []byte, ulen int, st *TStats) ([]byte, error)
 	head := rdbio.AppendLen(append(hb[:0], tByte, 0), uint64(ulen))
 	start := len(dst)
 	body := len(dst) + len(head)
-	dst = slices.Grow(dst, len(head)+ulen+len(p)+lzf.Slack)
-	dec, err := lzf.Decode(dst[body:body], p, ulen)
+	dst = slices.Grow(dst, max(len(head)+ulen, len(hold)+len(p)))
+	_, same, err := s.enc.DecodeFaithful(dst[body:body], p, ulen)
 	if err != nil {
 		return dst[:start], errNoDecode(ulen)
 	}
 	end := body + ulen
-	scratch := dst[end:end]
-	if !faithful(&s.enc, &scratch, hold, p, dec) {
+	if !same || !canonicalHead(hold, p, ulen) {
 		st.Unfaithful++
 		return append(append(dst[:start], hold...), p...), nil
 	}
@@ -664,24 +669,14 @@ func (s *strWork) original(enc rdbio.Enc, hold, p, dec, head, body []byte) ([]by
 	return s.origHead, s.orig, nil
 }
 
-// faithful reports whether hold, comp is what Redis's LZF encoder makes of
-// dec: the canonical prefix and the same payload. *scratch is a buffer it
-// may use.
-//
-// The encoder's budget is comp's length and lzf.Slack: a stream that long
-// or shorter comes out whole, a longer one (not comp) fails early. A
-// budget of dec's worst case made scratch dec's size (three times comp's
-// on source files: 89 MB allocated while compressing a 59 MB dump of
-// them) and ran every unfaithful string to its end.
-func faithful(enc *lzf.Encoder, scratch *[]byte, hold, comp, dec []byte) bool {
+// canonicalHead reports whether hold is the head Redis writes before an
+// LZF string of comp's length and ulen decoded bytes: a string is
+// faithful when its head is and its payload is Redis's stream of its
+// decoded bytes (lzf.Encoder.DecodeFaithful), so that decompress gives
+// back both.
+func canonicalHead(hold, comp []byte, ulen int) bool {
 	var buf [24]byte
-	head := rdbio.AppendStringHead(buf[:0], rdbio.EncLZF, 0, uint64(len(comp)), uint64(len(dec)))
-	if string(head) != string(hold) {
-		return false
-	}
-	var ok bool
-	*scratch, ok = enc.Encode((*scratch)[:0], dec, len(comp)+lzf.Slack)
-	return ok && string(*scratch) == string(comp)
+	return string(rdbio.AppendStringHead(buf[:0], rdbio.EncLZF, 0, uint64(len(comp)), uint64(ulen))) == string(hold)
 }
 
 // A stringTaker takes strings of values from the rewrite for a worker:

@@ -138,14 +138,7 @@ func (e *Encoder) RedisSave(dst, src []byte) ([]byte, bool) {
 // reloaded on every position. The measurements are in
 // docs/performance.md.
 func (e *Encoder) encode(out, src []byte) (int, bool) {
-	if e.next == 0 || e.next+len(src) > stale {
-		for i := range e.table {
-			e.table[i] = stale
-		}
-		e.next = 0
-	}
-	base := e.next
-	e.next += len(src) + maxOffset
+	base := e.begin(len(src))
 	s := encState{out: out, ref: -1}
 	if len(src) >= 3 {
 		// Position 0 is hashed but can be no match (lzf_c.c requires
@@ -157,6 +150,21 @@ func (e *Encoder) encode(out, src []byte) (int, bool) {
 		return 0, false
 	}
 	return e.rest(src, base, &s)
+}
+
+// begin returns the base of a call on n bytes of input, past every
+// position stored so far (see Encoder), filling the table with stale
+// first when it is new or the base would leave uint32.
+func (e *Encoder) begin(n int) int {
+	if e.next == 0 || e.next+n > stale {
+		for i := range e.table {
+			e.table[i] = stale
+		}
+		e.next = 0
+	}
+	base := e.next
+	e.next += n + maxOffset
+	return base
 }
 
 // encState is the encoder's state between fast and rest: op bytes of
