@@ -312,13 +312,18 @@ func BenchmarkLZFEncode(b *testing.B) {
 	}
 }
 
-func BenchmarkLZFDecode(b *testing.B) {
-	src := benchNode()
-	var enc lzf.Encoder
-	z, _ := enc.Encode(nil, src, bound(len(src)))
-	dst := make([]byte, len(src))
+// benchStream returns benchNode, its LZF stream and a buffer of its
+// size, set up as a decoding benchmark's bytes.
+func benchStream(b *testing.B) (src, z, dst []byte) {
+	src = benchNode()
+	z, _ = new(lzf.Encoder).Encode(nil, src, bound(len(src)))
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
+	return src, z, make([]byte, len(src))
+}
+
+func BenchmarkLZFDecode(b *testing.B) {
+	src, z, dst := benchStream(b)
 	b.ReportMetric(float64(len(src))/float64(len(z)), "ratio")
 	for b.Loop() {
 		if _, err := lzf.Decode(dst, z, len(src)); err != nil {
