@@ -77,7 +77,6 @@ func (t *tokens) tokenize(data, lens []byte) bool {
 		return false
 	}
 	t.lens = binary.AppendUvarint(t.lens, uint64(len(data)))
-	t.tmpl = slices.Grow(t.tmpl, len(data)+len(data)/16)
 	var prev [allSlots]int64
 	for p := 0; p < len(lens); {
 		n, k := binary.Uvarint(lens[p:])
