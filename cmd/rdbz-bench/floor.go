@@ -84,7 +84,7 @@ func (b *bench) floorFile(in string, runs int) []floorRow {
 		r.rdbz, r.ref = timePair(runs, a, ref)
 		rows = append(rows, r)
 	}
-	cp := cmdSpec{name: "cp", args: []string{in, o}}
+	cp := cmdSpec{name: "cp", args: []string{in, o}, out: o}
 	pair(floorRow{op: "copy", refName: "cp", want: 2}, rdbz("copy", "-q", "-f", "-o", o, in), cp)
 	pair(floorRow{op: "info", refName: "cp", want: 2}, rdbz("info", in), cp)
 	comp := rdbz("compress", "-q", "-f", "-o", c, in)
