@@ -537,8 +537,7 @@ func (s *strWork) rewrite(m mode, enc rdbio.Enc, hold, p []byte, ulen int, st *T
 	same := false // an LZF string that is Redis's of its decoded bytes
 	if enc == rdbio.EncLZF {
 		if m.toT {
-			s.dec, same, err = s.enc.DecodeFaithful(keep(s.dec, ulen), p, ulen)
-			same = same && canonicalHead(hold, p, ulen)
+			s.dec, same, err = s.decodeFaithful(keep(s.dec, ulen), hold, p, ulen)
 		} else {
 			s.dec, err = lzf.Decode(keep(s.dec, ulen), p, ulen)
 		}
@@ -593,12 +592,12 @@ func (s *strWork) toT(dst, hold, p []byte, ulen int, st *TStats) ([]byte, error)
 	start := len(dst)
 	body := len(dst) + len(head)
 	dst = slices.Grow(dst, max(len(head)+ulen, len(hold)+len(p)))
-	_, same, err := s.enc.DecodeFaithful(dst[body:body], p, ulen)
+	_, same, err := s.decodeFaithful(dst[body:body], hold, p, ulen)
 	if err != nil {
 		return dst[:start], errNoDecode(ulen)
 	}
 	end := body + ulen
-	if !same || !canonicalHead(hold, p, ulen) {
+	if !same {
 		st.Unfaithful++
 		return append(append(dst[:start], hold...), p...), nil
 	}
@@ -669,14 +668,17 @@ func (s *strWork) original(enc rdbio.Enc, hold, p, dec, head, body []byte) ([]by
 	return s.origHead, s.orig, nil
 }
 
-// canonicalHead reports whether hold is the head Redis writes before an
-// LZF string of comp's length and ulen decoded bytes: a string is
-// faithful when its head is and its payload is Redis's stream of its
-// decoded bytes (lzf.Encoder.DecodeFaithful), so that decompress gives
-// back both.
-func canonicalHead(hold, comp []byte, ulen int) bool {
-	var buf [24]byte
-	return string(rdbio.AppendStringHead(buf[:0], rdbio.EncLZF, 0, uint64(len(comp)), uint64(ulen))) == string(hold)
+// decodeFaithful decodes the LZF string of prefix hold and payload comp
+// into dst[:0] and reports whether it is faithful: hold is the head Redis
+// writes before such a string and comp is Redis's stream of the decoded
+// bytes (lzf.Encoder.DecodeFaithful), so that decompress gives back both.
+func (s *strWork) decodeFaithful(dst, hold, comp []byte, ulen int) ([]byte, bool, error) {
+	var buf [maxHead]byte
+	if string(rdbio.AppendStringHead(buf[:0], rdbio.EncLZF, 0, uint64(len(comp)), uint64(ulen))) != string(hold) {
+		dec, err := lzf.Decode(dst, comp, ulen)
+		return dec, false, err
+	}
+	return s.enc.DecodeFaithful(dst, comp, ulen)
 }
 
 // A stringTaker takes strings of values from the rewrite for a worker:
