@@ -23,7 +23,8 @@ type CompressOptions struct {
 	// Level is the zstd level; 0 lets format2 choose it (format2.Options).
 	Level zstd.EncoderLevel
 	// BlockSize is the most bytes of records in one block (0:
-	// format2.ColumnsBlockSize, or format2.DefaultBlockSize with a Dict).
+	// format2.ColumnsBlockSize, ColumnsBestBlockSize from BestLevel on, or
+	// format2.DefaultBlockSize with a Dict).
 	BlockSize int
 	// DictSize, SampleBytes, TrainBytes and Seed are format2.Options':
 	// how much T is held to choose the level on (TrainBytes), and how a

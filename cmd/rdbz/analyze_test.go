@@ -378,7 +378,7 @@ func TestCompressDefaultsMatchFlags(t *testing.T) {
 		"train-bytes":  {format2.DefaultTrainBytes, v1.DefaultTrainBytes},
 		"seed":         {train.DefaultSeed},
 		"tries":        {v1.DefaultTries},
-		"block-size":   {format2.ColumnsBlockSize, format2.DefaultBlockSize},
+		"block-size":   {format2.ColumnsBlockSize, format2.ColumnsBestBlockSize, format2.ZstdLevel(format2.BestLevel), format2.DefaultBlockSize},
 	}
 	notLibrary := []string{"output", "dict", "format", "match", "exclude", "db", "type", "expired", "now"}
 	number, formatName := regexp.MustCompile(`[0-9.]+`), regexp.MustCompile(`format [0-9]+:`)

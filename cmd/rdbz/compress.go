@@ -71,7 +71,7 @@ func compressCommand() *cli.Command {
 			&cli.BoolFlag{Name: "no-embed", Usage: "with --dict: store only its ID (AUX rdbz-dict-id), not the dictionary"},
 			&cli.IntFlag{Name: "level", DefaultText: fmt.Sprintf("format 2: %d for a dump saved with rdbcompression yes, else %d; format 1: %d",
 				format2.ZstdLevel(format2.LZFLevel), format2.ZstdLevel(format2.DefaultLevel), format2.ZstdLevel(v1.DefaultLevel)),
-				Usage: "zstd level, or -N as zstd's: 1 fastest, 3 (2-5), 7 better (6-10), 11 best (11-22; column segments: better); from 6 on one block worker, and no dictionary from 11, to stay within 64 MiB", Action: inRange("level", 1, 22)},
+				Usage: "zstd level, or -N as zstd's: 1 fastest, 3 (2-5), 7 better (6-10), 11 best (11-22; column segments: better, in larger segments); from 6 on one block worker, and no dictionary from 11, to stay within 64 MiB", Action: inRange("level", 1, 22)},
 			&cli.Float64Flag{Name: "min-saving", Value: v1.DefaultMinSaving, Usage: "share of a node's stored size compression must save", Action: inRange("min-saving", 0, 0.99)},
 			&cli.BoolFlag{Name: "verify", Usage: "decode each compressed node and compare before writing it"},
 			&cli.IntFlag{Name: "dict-size", DefaultText: fmt.Sprintf("format 2: %d; format 1: %d", format2.DefaultDictSize, v1.DefaultDictSize), Usage: "largest size of a trained dictionary (at most a tenth of the data)", Action: dictSizeRange},
@@ -81,7 +81,7 @@ func compressCommand() *cli.Command {
 			&cli.IntFlag{Name: "tries", Value: v1.DefaultTries, Usage: "shuffle seeds tried in training (as rdbz train --tries)", Action: inRange("tries", 1, 100)},
 			&cli.BoolFlag{Name: "stream", Usage: "format 1: train from the first nodes even when IN is a file (format 2 always does)"},
 			&cli.IntFlag{Name: "format", Value: 2, Usage: "2: every record, by role in column segments (2.2; with --dict: zstd blocks, 2.1); 1: list nodes only (for rdbz releases before format 2)", Action: inRange("format", 1, 2)},
-			&cli.IntFlag{Name: "block-size", Value: format2.ColumnsBlockSize, DefaultText: fmt.Sprintf("%d; %d with --dict", format2.ColumnsBlockSize, format2.DefaultBlockSize), Usage: "format 2: the most bytes of records in one block", Action: inRange("block-size", block.MinBlockSize, block.MaxBlockSize)},
+			&cli.IntFlag{Name: "block-size", Value: format2.ColumnsBlockSize, DefaultText: fmt.Sprintf("%d, %d from level %d; %d with --dict", format2.ColumnsBlockSize, format2.ColumnsBestBlockSize, format2.ZstdLevel(format2.BestLevel), format2.DefaultBlockSize), Usage: "format 2: the most bytes of records in one block", Action: inRange("block-size", block.MinBlockSize, block.MaxBlockSize)},
 		),
 		Action: runCompress,
 	}

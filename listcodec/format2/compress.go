@@ -65,9 +65,19 @@ const (
 	// bytes; lists-events 0.1% smaller), where three 4 MiB segments in
 	// flight took compress to 66–79 MiB of peak RSS on the corpus and 2 MiB
 	// ones to 46–59.
-	ColumnsBlockSize  = 2 << 20
-	DefaultDictSize   = block.DefaultDictSize
-	DefaultIndexShare = 0.01
+	ColumnsBlockSize = 2 << 20
+	// ColumnsBestBlockSize is the segment from BestLevel on (compress -11
+	// to -19), which encodes on one worker at SpeedBetterCompression (see
+	// start): 4 MiB segments make it 0.5–2% smaller than 2 MiB ones
+	// (godev-raw 34.41 → 33.80 MB, godev-lzf 34.42 → 33.81,
+	// app-cache-nocompress ×4 46.63 → 45.72, lists-events-lzf ×8 51.69 →
+	// 51.41), so that -19 is not -7's bytes, at up to 1.6× its time and
+	// within 59.6 MiB of peak RSS on those dumps and 57.4 on the corpus (two
+	// segments in flight with one worker; three with two workers took
+	// 66–79 MiB).
+	ColumnsBestBlockSize = 4 << 20
+	DefaultDictSize      = block.DefaultDictSize
+	DefaultIndexShare    = 0.01
 	// DefaultSampleBytes is the T sample the dictionary is trained on.
 	DefaultSampleBytes = 2 << 20
 	// DefaultTrainBytes is how much T is held before training, for a file
@@ -129,6 +139,9 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.BlockSize == 0 && o.Columns {
 		o.BlockSize = ColumnsBlockSize
+		if o.Level >= BestLevel {
+			o.BlockSize = ColumnsBestBlockSize
+		}
 	}
 	if o.BlockSize == 0 {
 		o.BlockSize = DefaultBlockSize
