@@ -58,8 +58,8 @@ func (e *Encoder) reproduces(comp, dec []byte) bool {
 		if op >= len(comp) {
 			return op == len(comp) && at == len(dec) && e.noMatch(dec, ip, end, base)
 		}
-		if at >= end || !e.noMatch(dec, ip, at, base) {
-			return false
+		if at < 1 || at >= end || !e.noMatch(dec, ip, at, base) {
+			return false // (a reference at 0 does not decode: no probe reads before dec)
 		}
 		ref, ok := probe(&e.table, dec, load32(dec, at-1), at, base)
 		if !ok {
