@@ -175,14 +175,9 @@ func (t *pathTable) put(path uint64, v int) {
 }
 
 // add appends one value to f, its data grown as a Splitter grows a
-// stream (room).
+// stream (spares.grow).
 func (fs *fieldSet) add(f *field, v []byte) {
-	if cap(f.data)-len(f.data) < len(v) {
-		nb := append(fs.spare.take(grownCap(f.data, len(v))), f.data...)
-		fs.spare.put(f.data)
-		f.data = nb
-	}
-	f.data = append(f.data, v...)
+	f.data = append(fs.spare.grow(f.data, len(v)), v...)
 	f.lens = binary.AppendUvarint(f.lens, uint64(len(v)))
 }
 

@@ -40,6 +40,17 @@ func (p *spares) take(n int) []byte {
 	return b[:0]
 }
 
+// grow returns b with room for n more bytes: b itself, or its bytes in a
+// larger buffer taken from the spares (grownCap), b going there.
+func (p *spares) grow(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	nb := append(p.take(grownCap(b, n)), b...)
+	p.put(b)
+	return nb
+}
+
 // put keeps b for a later take, if it is worth keeping: the spares keep
 // the largest buffers within spareMax.
 func (p *spares) put(b []byte) {

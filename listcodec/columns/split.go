@@ -239,14 +239,7 @@ func grownCap(b []byte, n int) int {
 
 // room is room for a stream of the segment: a buffer it grows into comes
 // from the spares, and the one it leaves goes there.
-func (s *Splitter) room(b []byte, n int) []byte {
-	if cap(b)-len(b) >= n {
-		return b
-	}
-	nb := append(s.spare.take(grownCap(b, n)), b...)
-	s.spare.put(b)
-	return nb
-}
+func (s *Splitter) room(b []byte, n int) []byte { return s.spare.grow(b, n) }
 
 func (s *Splitter) flushSkel() {
 	if s.pend > 0 {
