@@ -380,7 +380,7 @@ func resBound(b *tBatch, m mode) int {
 			n += maxHead + max(op.ulen, p)
 		default:
 			u := max(op.ulen, p)
-			n += maxHead + u + u/32 + 8
+			n += maxHead + lzfBound(u)
 		}
 	}
 	if m.shadow {
@@ -562,14 +562,11 @@ func (s *strWork) rewrite(m mode, enc rdbio.Enc, hold, p []byte, ulen int, st *T
 		return hold, p, dec, nil
 	case m.target == TargetRaw:
 		return rdbio.AppendLen(h, uint64(len(dec))), dec, dec, nil
-	case m.target == TargetOriginal:
-		var ok bool
-		if s.lzf, ok = s.enc.Encode(s.lzf, dec, len(dec)+len(dec)/32+8); !ok {
-			return nil, nil, nil, fmt.Errorf("%w: 0xC5 string does not LZF-encode", rdbio.ErrCorrupt)
-		}
 	default:
 		var ok bool
-		if s.lzf, ok = s.enc.RedisSave(s.lzf, dec); !ok {
+		if s.lzf, ok, err = s.encodeLZF(s.lzf, dec, m.target); err != nil {
+			return nil, nil, nil, err
+		} else if !ok {
 			return rdbio.AppendLen(h, uint64(len(dec))), dec, dec, nil
 		}
 	}
@@ -620,14 +617,12 @@ func (s *strWork) toT(dst, hold, p []byte, ulen int, st *TStats) ([]byte, error)
 func (s *strWork) toLZF(dst []byte, target Target, dec []byte) ([]byte, int, error) {
 	start := len(dst)
 	at := start + maxHead
-	dst = slices.Grow(dst, maxHead+len(dec)+len(dec)/32+8)
-	var z []byte
-	var ok bool
-	if target == TargetOriginal {
-		if z, ok = s.enc.Encode(dst[at:at], dec, len(dec)+len(dec)/32+8); !ok {
-			return dst, start, fmt.Errorf("%w: 0xC5 string does not LZF-encode", rdbio.ErrCorrupt)
-		}
-	} else if z, ok = s.enc.RedisSave(dst[at:at], dec); !ok {
+	dst = slices.Grow(dst, maxHead+lzfBound(len(dec)))
+	z, ok, err := s.encodeLZF(dst[at:at], dec, target)
+	if err != nil {
+		return dst, start, err
+	}
+	if !ok {
 		var hb [maxHead]byte
 		return append(append(dst, rdbio.AppendLen(hb[:0], uint64(len(dec)))...), dec...), start, nil
 	}
@@ -636,6 +631,27 @@ func (s *strWork) toLZF(dst []byte, target Target, dec []byte) ([]byte, int, err
 	dst = dst[:at+len(z)]
 	copy(dst[at-len(head):], head)
 	return dst, at - len(head), nil
+}
+
+// lzfBound is a budget no LZF stream of n bytes outgrows (a control byte
+// for each 32 literals, and lzf_c.c's slack): encoding within it keeps
+// every stream, as Redis wrote it.
+func lzfBound(n int) int { return n + n/32 + 8 }
+
+// encodeLZF LZF-encodes dec into dst[:0] as target has it: Redis's stream
+// of it for TargetOriginal (the source held it so: ok, or an error for a
+// 0xC5 string no stream stands for), else as Redis saves a string (ok
+// false where Redis keeps it raw).
+func (s *strWork) encodeLZF(dst, dec []byte, target Target) ([]byte, bool, error) {
+	if target != TargetOriginal {
+		z, ok := s.enc.RedisSave(dst, dec)
+		return z, ok, nil
+	}
+	z, ok := s.enc.Encode(dst, dec, lzfBound(len(dec)))
+	if !ok {
+		return z, false, fmt.Errorf("%w: 0xC5 string does not LZF-encode", rdbio.ErrCorrupt)
+	}
+	return z, true, nil
 }
 
 // errNoDecode is the error of an LZF string that does not decode to its
@@ -660,9 +676,9 @@ func (s *strWork) original(enc rdbio.Enc, hold, p, dec, head, body []byte) ([]by
 	if len(head) > 0 && head[0] == lzfByte {
 		return head, body, nil
 	}
-	var ok bool
-	if s.orig, ok = s.enc.Encode(keep(s.orig, len(dec)), dec, len(dec)+len(dec)/32+8); !ok {
-		return nil, nil, fmt.Errorf("%w: 0xC5 string does not LZF-encode", rdbio.ErrCorrupt)
+	var err error
+	if s.orig, _, err = s.encodeLZF(keep(s.orig, len(dec)), dec, TargetOriginal); err != nil {
+		return nil, nil, err
 	}
 	s.origHead = rdbio.AppendStringHead(s.origHead[:0], rdbio.EncLZF, 0, uint64(len(s.orig)), uint64(len(dec)))
 	return s.origHead, s.orig, nil
