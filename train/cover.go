@@ -60,9 +60,14 @@ func newHasher(c *corpus, d int, f uint) hasher {
 	return hasher{data: c.data, shift: uint(64 - 8*d), out: 64 - f}
 }
 
-func (h hasher) at(pos int) uint32 {
-	v := binary.LittleEndian.Uint64(h.data[pos:]) << h.shift
-	return uint32((v * hashPrime) >> h.out)
+// fill sets out[i] to the hash at position from+i.
+func (h hasher) fill(out []uint32, from int) {
+	data := h.data[from:]
+	data = data[:len(out)+7] // every 8-byte load below is in range
+	for i := range out {
+		v := binary.LittleEndian.Uint64(data[i:]) << h.shift
+		out[i] = uint32((v * hashPrime) >> h.out)
+	}
 }
 
 // hashAll fills hs (c.size long) with the hash of the d-mer starting at
@@ -85,12 +90,11 @@ func (c *corpus) hashes(d int, f uint, hs []uint32) []uint32 {
 	c.inParts(func(first, last int) {
 		start := c.start(first)
 		for _, end := range c.ends[first:last] {
-			pos := start
-			for ; pos+d <= end; pos++ {
-				hs[pos] = h.at(pos)
-			}
-			for ; pos < end; pos++ {
-				hs[pos] = invalidHash
+			out := hs[start:end]
+			whole := max(len(out)-d+1, 0) // positions where a whole d-mer fits
+			h.fill(out[:whole], start)
+			for i := range out[whole:] {
+				out[whole+i] = invalidHash
 			}
 			start = end
 		}
@@ -335,28 +339,39 @@ func (p *picker) bestSegment(hs []uint32, begin, end, dmersInK int) segment {
 	table := p.table
 	best := segment{begin: begin, end: begin}
 	var score uint64
-	wb := begin // the window is [wb, we): hs holds its hashes
-	for we := begin; we < end; we++ {
-		// A hash's count scores when it enters an empty window slot and
-		// stops when it leaves the last: added and taken without a branch
-		// (firstIn), which guessed wrong on most d-mers.
-		if x := hs[we]; x != invalidHash {
+	win := hs[begin:end]
+	fill := min(dmersInK, len(win))
+	// A hash's count scores when it enters an empty window slot and stops
+	// when it leaves the last: added and taken without a branch (firstIn),
+	// which guessed wrong on most d-mers. The window fills, then slides:
+	// one d-mer enters and the oldest leaves (two loops, so that the
+	// sliding one tests nothing but the hashes).
+	for i, x := range win[:fill] {
+		if x != invalidHash {
 			e := table[x]
 			score += uint64(e>>16) & firstIn(e)
 			table[x] = e + 1
 		}
-		if we+1-wb > dmersInK {
-			if y := hs[wb]; y != invalidHash {
-				e := table[y] - 1
-				table[y] = e
-				score -= uint64(e>>16) & firstIn(e)
-			}
-			wb++
-		}
 		if score > best.score {
-			best = segment{begin: wb, end: we + 1, score: score}
+			best = segment{begin: begin, end: begin + i + 1, score: score}
 		}
 	}
+	for i, x := range win[fill:] {
+		if x != invalidHash {
+			e := table[x]
+			score += uint64(e>>16) & firstIn(e)
+			table[x] = e + 1
+		}
+		if y := win[i]; y != invalidHash {
+			e := table[y] - 1
+			table[y] = e
+			score -= uint64(e>>16) & firstIn(e)
+		}
+		if score > best.score {
+			best = segment{begin: begin + i + 1, end: begin + fill + i + 1, score: score}
+		}
+	}
+	wb := begin + len(win) - fill // the window is [wb, end)
 	// Empty the window counters for the next call.
 	for _, y := range hs[wb:end] {
 		if y != invalidHash {
@@ -367,13 +382,7 @@ func (p *picker) bestSegment(hs []uint32, begin, end, dmersInK int) segment {
 		return best
 	}
 	// Trim positions whose d-mers add nothing (used, or spanning samples).
-	useful := func(pos int) bool { return hs[pos] != invalidHash && table[hs[pos]]>>16 != 0 }
-	for best.begin < best.end && !useful(best.begin) {
-		best.begin++
-	}
-	for best.end > best.begin && !useful(best.end-1) {
-		best.end--
-	}
+	best = trimmed(best, func(pos int) bool { return hs[pos] != invalidHash && table[hs[pos]]>>16 != 0 })
 	// The d-mers taken score nothing from now on.
 	for _, x := range hs[best.begin:best.end] {
 		if x != invalidHash {
@@ -381,4 +390,16 @@ func (p *picker) bestSegment(hs []uint32, begin, end, dmersInK int) segment {
 		}
 	}
 	return best
+}
+
+// trimmed returns seg without the positions at either end that are not
+// useful.
+func trimmed(seg segment, useful func(pos int) bool) segment {
+	for seg.begin < seg.end && !useful(seg.begin) {
+		seg.begin++
+	}
+	for seg.end > seg.begin && !useful(seg.end-1) {
+		seg.end--
+	}
+	return seg
 }

@@ -2,6 +2,7 @@ package train
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -30,4 +31,76 @@ func TestDenseHashesPickTheSame(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBestSegmentAsSpecified checks the sliding window against its
+// definition, computed the slow way: of every window of up to dmersInK
+// positions ending in [begin, end), the first whose distinct hashes have the
+// largest total count; trimmed of positions that add nothing; its hashes'
+// counts then zeroed. Several picks run in turn on one table, so that what
+// one pick zeroes (and the window counts it must leave at zero) carries
+// into the next.
+func TestBestSegmentAsSpecified(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 300 {
+		n, distinct := 1+rng.IntN(400), 1+rng.IntN(60)
+		hs := make([]uint32, n)
+		for i := range hs {
+			hs[i] = uint32(rng.IntN(distinct))
+			if rng.IntN(12) == 0 {
+				hs[i] = invalidHash
+			}
+		}
+		freq := make([]uint32, distinct)
+		p := &picker{table: make([]uint32, distinct)}
+		for x := range freq {
+			freq[x] = uint32(rng.IntN(5))
+			p.table[x] = freq[x] << 16
+		}
+		for range 4 {
+			begin := rng.IntN(n)
+			end := begin + rng.IntN(n-begin+1)
+			k := 1 + rng.IntN(40)
+			got := p.bestSegment(hs, begin, end, k)
+			want := slowBestSegment(hs, freq, begin, end, k)
+			if got != want {
+				t.Fatalf("trial %d: [%d, %d) k=%d: got %+v, want %+v", trial, begin, end, k, got, want)
+			}
+			for x, e := range p.table {
+				if e != freq[x]<<16 {
+					t.Fatalf("trial %d: after the pick, table[%d] = %#x, want %#x", trial, x, e, freq[x]<<16)
+				}
+			}
+		}
+	}
+}
+
+// slowBestSegment is bestSegment by its definition, zeroing freq as it
+// does the table.
+func slowBestSegment(hs, freq []uint32, begin, end, k int) segment {
+	best := segment{begin: begin, end: begin}
+	for we := begin; we < end; we++ {
+		wb := max(begin, we+1-k)
+		seen := map[uint32]bool{}
+		var score uint64
+		for _, x := range hs[wb : we+1] {
+			if x != invalidHash && !seen[x] {
+				seen[x] = true
+				score += uint64(freq[x])
+			}
+		}
+		if score > best.score {
+			best = segment{begin: wb, end: we + 1, score: score}
+		}
+	}
+	if best.score == 0 {
+		return best
+	}
+	best = trimmed(best, func(pos int) bool { return hs[pos] != invalidHash && freq[hs[pos]] != 0 })
+	for _, x := range hs[best.begin:best.end] {
+		if x != invalidHash {
+			freq[x] = 0
+		}
+	}
+	return best
 }

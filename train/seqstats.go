@@ -328,8 +328,12 @@ func (r *backReader) read(n uint) uint32 {
 	}
 	var v uint64
 	start := r.pos >> 3
-	for i := 0; i < 8 && start+i < len(r.b); i++ {
-		v |= uint64(r.b[start+i]) << (8 * i)
+	if start+8 <= len(r.b) {
+		v = binary.LittleEndian.Uint64(r.b[start:])
+	} else {
+		for i := 0; start+i < len(r.b); i++ {
+			v |= uint64(r.b[start+i]) << (8 * i)
+		}
 	}
 	return uint32((v >> (r.pos & 7)) & (1<<n - 1))
 }
