@@ -356,20 +356,8 @@ func (p *picker) bestSegment(hs []uint32, begin, end, dmersInK int) segment {
 			best = segment{begin: begin, end: begin + i + 1, score: score}
 		}
 	}
-	for i, x := range win[fill:] {
-		if x != invalidHash {
-			e := table[x]
-			score += uint64(e>>16) & firstIn(e)
-			table[x] = e + 1
-		}
-		if y := win[i]; y != invalidHash {
-			e := table[y] - 1
-			table[y] = e
-			score -= uint64(e>>16) & firstIn(e)
-		}
-		if score > best.score {
-			best = segment{begin: begin + i + 1, end: begin + fill + i + 1, score: score}
-		}
+	if top, at := slide(table, win[fill:], win[:len(win)-fill], score, best.score); at >= 0 {
+		best = segment{begin: begin + at + 1, end: begin + fill + at + 1, score: top}
 	}
 	wb := begin + len(win) - fill // the window is [wb, end)
 	// Empty the window counters for the next call.
@@ -390,6 +378,31 @@ func (p *picker) bestSegment(hs []uint32, begin, end, dmersInK int) segment {
 		}
 	}
 	return best
+}
+
+// slideGo moves a full window one d-mer at a time: enter[i] enters as
+// leave[i] leaves. It returns the best score over best that a step reaches
+// and the first step reaching it, or -1 if none passes best. Every valid
+// hash is below len(table). (slide is it, or its assembly on amd64.)
+func slideGo(table, enter, leave []uint32, score, best uint64) (uint64, int) {
+	at := -1
+	leave = leave[:len(enter)]
+	for i, x := range enter {
+		if x != invalidHash {
+			e := table[x]
+			score += uint64(e>>16) & firstIn(e)
+			table[x] = e + 1
+		}
+		if y := leave[i]; y != invalidHash {
+			e := table[y] - 1
+			table[y] = e
+			score -= uint64(e>>16) & firstIn(e)
+		}
+		if score > best {
+			best, at = score, i
+		}
+	}
+	return best, at
 }
 
 // trimmed returns seg without the positions at either end that are not

@@ -3,6 +3,7 @@ package train
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -103,4 +104,44 @@ func slowBestSegment(hs, freq []uint32, begin, end, k int) segment {
 		}
 	}
 	return best
+}
+
+// TestSlideSameAsGo: slide (assembly on amd64) returns what slideGo does
+// and leaves the table as it does, on windows of every length around the
+// distance it fetches ahead, with invalid hashes among them.
+func TestSlideSameAsGo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 2000 {
+		n, distinct := rng.IntN(70), 1+rng.IntN(50)
+		enter, leave := make([]uint32, n), make([]uint32, n)
+		for i := range n {
+			enter[i], leave[i] = uint32(rng.IntN(distinct)), uint32(rng.IntN(distinct))
+			if rng.IntN(8) == 0 {
+				enter[i] = invalidHash
+			}
+			if rng.IntN(8) == 0 {
+				leave[i] = invalidHash
+			}
+		}
+		table := make([]uint32, distinct)
+		for x := range table {
+			// Counts in the high half; window counts high enough that
+			// leaving never takes one below zero.
+			table[x] = uint32(rng.IntN(4))<<16 | uint32(n+rng.IntN(2))
+		}
+		want := slices.Clone(table)
+		score, best := uint64(rng.IntN(20)), uint64(rng.IntN(20))
+		gotTop, gotAt := slide(table, enter, leave, score, best)
+		wantTop, wantAt := slideGo(want, enter, leave, score, best)
+		if gotTop != wantTop || gotAt != wantAt || !slices.Equal(table, want) {
+			t.Fatalf("trial %d (n=%d): slide (%d, %d), slideGo (%d, %d), tables equal %v",
+				trial, n, gotTop, gotAt, wantTop, wantAt, slices.Equal(table, want))
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a hash outside the table did not panic")
+		}
+	}()
+	slide(make([]uint32, 4), []uint32{1, 7}, []uint32{1, 1}, 0, 0)
 }
