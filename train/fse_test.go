@@ -161,7 +161,7 @@ func TestRawDictSameParse(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cd.close()
-			raw, err := collectStats(cd, p.content, samples)
+			raw, err := collectStats([]*coder{cd}, p.content, samples)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,5 +226,32 @@ func TestNormalizeRandomHistograms(t *testing.T) {
 		if _, _, _, err := readNCount(writeNCount(nil, norm, log), len(norm)-1); err != nil {
 			t.Fatalf("case %d: %v: %v", i, norm, err)
 		}
+	}
+}
+
+// TestStatsOnSeveralCoders: the statistics collected on three encoders,
+// each a run of the samples, are those of one encoder taking them all.
+func TestStatsOnSeveralCoders(t *testing.T) {
+	samples := jsonEvents(5, 256<<10)
+	content := bytes.Join(samples[:8], nil)
+	var cds []*coder
+	for range 3 {
+		cd, err := newCoder(zstd.SpeedDefault)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cd.close()
+		cds = append(cds, cd)
+	}
+	one, err := collectStats(cds[:1], content, samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	three, err := collectStats(cds, content, samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.n == 0 || *one != *three {
+		t.Errorf("one encoder: %d sequences in %d blocks; three: %d in %d, or other counts differ", one.n, one.blocks, three.n, three.blocks)
 	}
 }

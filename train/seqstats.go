@@ -73,6 +73,25 @@ func dictSeqTables(p dictParts) seqTables {
 	return seqTables{ll: &ll, of: &of, ml: &ml}
 }
 
+// add adds o's counts to st's.
+func (st *codeStats) add(o *codeStats) {
+	addCounts(st.lit[:], o.lit[:])
+	addCounts(st.ll[:], o.ll[:])
+	addCounts(st.ml[:], o.ml[:])
+	addCounts(st.of[:], o.of[:])
+	st.n += o.n
+	st.blocks += o.blocks
+	for i := range st.modes {
+		addCounts(st.modes[i][:], o.modes[i][:])
+	}
+}
+
+func addCounts(dst, src []uint64) {
+	for i, c := range src {
+		dst[i] += c
+	}
+}
+
 // addFrame counts the sequence codes and literals of one zstd frame made
 // from src. dict holds the tables a first block may repeat (those of the
 // dictionary the frame uses, if any).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync"
 
 	"github.com/klauspost/compress/huff0"
 	"github.com/klauspost/compress/zstd"
@@ -33,8 +34,30 @@ const (
 )
 
 // collectStats compresses samples with content as a raw dictionary and
-// counts what the frames hold.
-func collectStats(cd *coder, content []byte, samples [][]byte) (*codeStats, error) {
+// counts what the frames hold: on each coder a run of the samples, at
+// once (the counts are sums, and each frame depends on its sample alone).
+func collectStats(cds []*coder, content []byte, samples [][]byte) (*codeStats, error) {
+	parts := make([]*codeStats, len(cds))
+	errs := make([]error, len(cds))
+	var wg sync.WaitGroup
+	for i, cd := range cds {
+		first, last := len(samples)*i/len(cds), len(samples)*(i+1)/len(cds)
+		wg.Go(func() { parts[i], errs[i] = cd.stats(content, samples[first:last]) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	st := parts[0]
+	for _, p := range parts[1:] {
+		st.add(p)
+	}
+	return st, nil
+}
+
+// stats compresses samples with content as a raw dictionary and counts
+// what the frames hold.
+func (cd *coder) stats(content []byte, samples [][]byte) (*codeStats, error) {
 	if err := cd.useRaw(content); err != nil {
 		return nil, err
 	}
@@ -197,9 +220,9 @@ func huffTableOf(count *[256]uint64) ([]byte, error) {
 }
 
 // makeDict builds a dictionary of at most r.DictSize bytes from content
-// (most valuable bytes last), with tables fitted on samples compressed by cd
-// (at level r.Level).
-func makeDict(cd *coder, content []byte, samples [][]byte, r resolved) ([]byte, error) {
+// (most valuable bytes last), with tables fitted on samples compressed by
+// the coders, at once (at level r.Level).
+func makeDict(cds []*coder, content []byte, samples [][]byte, r resolved) ([]byte, error) {
 	if len(content) < minSampleLen {
 		return nil, fmt.Errorf("only %d bytes of content selected: %w", len(content), ErrTooFewSamples)
 	}
@@ -210,7 +233,7 @@ func makeDict(cd *coder, content []byte, samples [][]byte, r resolved) ([]byte, 
 	if n < minSampleLen {
 		return nil, fmt.Errorf("dictionary size %d leaves no room for content", r.DictSize)
 	}
-	st, err := collectStats(cd, content[len(content)-n:], samples)
+	st, err := collectStats(cds, content[len(content)-n:], samples)
 	if err != nil {
 		return nil, err
 	}

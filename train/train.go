@@ -335,7 +335,15 @@ func build(samples [][]byte, p Params, cfg config) (Result, error) {
 		content = m.pk.pick(hs, c.countFreqs(hs, hashLog, res.PerSample),
 			pickOptions{k: res.K, d: res.D, capacity: r.DictSize})
 	}
-	if res.Dict, err = makeDict(m.cd, content, spread(usable, cfg.stats), r); err != nil {
+	// The final tables are fitted on up to all the samples: on every
+	// worker's encoder.
+	cds := []*coder{m.cd}
+	for i := 1; i < len(w.members); i++ {
+		if mi := w.member(i); mi.err == nil {
+			cds = append(cds, mi.cd)
+		}
+	}
+	if res.Dict, err = makeDict(cds, content, spread(usable, cfg.stats), r); err != nil {
 		return Result{}, fmt.Errorf("train: k=%d d=%d: %w", res.K, res.D, err)
 	}
 	if r.deriveID {
@@ -629,7 +637,7 @@ func judgeGroup(a *arena, cands []*candidate, evalSet [][]byte, round int, r res
 				cd.content = content
 				rc := r
 				rc.DictSize = cd.dictSize
-				dict, err := makeDict(enc, content, a.tables, rc)
+				dict, err := makeDict([]*coder{enc}, content, a.tables, rc)
 				if err == nil {
 					err = enc.useDict(dict)
 				}
