@@ -2,8 +2,8 @@
 
 package crc64
 
-const canFold = false
+const canFold, canFoldWide = false, false
 
-func fold(uint64, []byte, *[4]uint64) (lo, hi uint64) {
+func fold(uint64, []byte, *[6]uint64, bool) (lo, hi uint64) {
 	panic("crc64: no folding on this architecture")
 }
