@@ -44,7 +44,7 @@ func runAnalyze(c *cli.Context) error {
 	path := c.Args().First()
 	prog := newProgress(c, "analyze")
 	defer prog.done()
-	in, err := openSource(path, prog.reader)
+	in, err := openWalked(path, prog.reader)
 	if err != nil {
 		return err
 	}

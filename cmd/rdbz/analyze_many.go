@@ -66,7 +66,7 @@ func runAnalyzeMany(c *cli.Context, ro rdbio.Options, keep func(*rdbio.Record) b
 func analyzeOne(c *cli.Context, name string, opt analyze.Options, ro rdbio.Options) (*analyze.Analysis, error) {
 	prog := newProgress(c, "analyze "+name)
 	defer prog.done()
-	src, err := openSource(name, prog.reader)
+	src, err := openWalked(name, prog.reader)
 	if err != nil {
 		return nil, err
 	}

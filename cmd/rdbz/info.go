@@ -107,7 +107,7 @@ func runInfo(c *cli.Context) error {
 func infoFile(c *cli.Context, path string) (*infoReport, error) {
 	prog := newProgress(c, "info")
 	defer prog.done()
-	src, err := openSource(path, prog.reader)
+	src, err := openWalked(path, prog.reader)
 	if err != nil {
 		return nil, err
 	}

@@ -6,37 +6,67 @@ import (
 	"io"
 
 	"github.com/rdbz/rdbz/listcodec"
+	"github.com/rdbz/rdbz/rdbio/ahead"
 )
 
 // source is one input of a command: a file (or stdin), what it is
 // (listcodec.Peek, the one place a format is told), and the RDB it holds
 // once rdb opened it.
 type source struct {
-	path string // as given; "-" is stdin
-	file io.ReadCloser
-	kind listcodec.Kind
-	r    io.Reader        // the input from its first byte
-	in   *listcodec.Input // the RDB it holds (rdb)
-	out  string           // where the command writes, for its summary
+	path  string // as given; "-" is stdin
+	file  io.ReadCloser
+	ahead *ahead.Reader // reading file ahead (openWalked), or nil
+	kind  listcodec.Kind
+	r     io.Reader        // the input from its first byte
+	in    *listcodec.Input // the RDB it holds (rdb)
+	out   string           // where the command writes, for its summary
 }
 
 // openSource opens an input and tells what it is; wrap, when set, is
 // put around the file (progress counts the bytes read).
 func openSource(path string, wrap func(io.Reader) io.Reader) (*source, error) {
+	return openSourceWith(path, wrap, false)
+}
+
+// openWalked is openSource for a command that reads its input once, in
+// order, and never touches the file itself (info, test, analyze, train):
+// a regular file of aheadMin bytes or more is read ahead (rdbio/ahead),
+// its read system calls on the other CPU.
+func openWalked(path string, wrap func(io.Reader) io.Reader) (*source, error) {
+	return openSourceWith(path, wrap, true)
+}
+
+// Reading ahead: in chunks of the record walk's window (rdbio's 256 KiB),
+// four of them; from 8 MiB on, below which the goroutine and its 1 MiB
+// are not worth it. (On app-cache x4, 166 MB of small keys, in turns:
+// info 0.096 -> 0.083 s, test 0.091 -> 0.080, train 0.338 -> 0.317;
+// lists-events x8, 203 MB of large values, info 0.053 -> 0.054, where
+// the walk outruns the reads and ahead goes direct.)
+const (
+	aheadMin    = 8 << 20
+	aheadChunk  = 256 << 10
+	aheadChunks = 4
+)
+
+func openSourceWith(path string, wrap func(io.Reader) io.Reader, readAhead bool) (*source, error) {
 	f, err := openInput(path)
 	if err != nil {
 		return nil, err
 	}
+	s := &source{path: path, file: f}
 	var r io.Reader = f
-	if wrap != nil {
-		r = wrap(f)
+	if readAhead && inputSize(path) >= aheadMin {
+		s.ahead = ahead.New(f, aheadChunk, aheadChunks)
+		r = s.ahead
 	}
-	kind, r, err := listcodec.Peek(r)
-	if err != nil {
-		f.Close()
+	if wrap != nil {
+		r = wrap(r)
+	}
+	if s.kind, s.r, err = listcodec.Peek(r); err != nil {
+		s.close()
 		return nil, named(path, err)
 	}
-	return &source{path: path, file: f, kind: kind, r: r}, nil
+	return s, nil
 }
 
 // rdb is the RDB the input holds (listcodec.Open): an RDB as it is, an
@@ -79,6 +109,9 @@ func (s *source) fail(err error) error { return named(s.path, s.cause(err)) }
 func (s *source) close() {
 	if s.in != nil {
 		s.in.Close()
+	}
+	if s.ahead != nil {
+		s.ahead.Close()
 	}
 	s.file.Close()
 }

@@ -53,7 +53,7 @@ func runTest(c *cli.Context) error {
 func testFile(c *cli.Context, path string) (string, error) {
 	prog := newProgress(c, "test")
 	defer prog.done()
-	src, err := openSource(path, prog.reader)
+	src, err := openWalked(path, prog.reader)
 	if err != nil {
 		return "", err
 	}

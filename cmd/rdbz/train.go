@@ -118,7 +118,7 @@ func runTrain(c *cli.Context) error {
 // sampleInput adds the list nodes of one input to s: all of a file, or
 // from stdin only until the sample is full.
 func sampleInput(ctx context.Context, path string, s *v1.NodeSampler, capBytes int, prog *progress) error {
-	src, err := openSource(path, prog.reader)
+	src, err := openWalked(path, prog.reader)
 	if err != nil {
 		return err
 	}
