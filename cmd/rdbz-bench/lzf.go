@@ -95,6 +95,7 @@ type lzfTimes struct{ goEnc, goDec, cEnc, cDec time.Duration }
 // of the C code (when c is not nil), Go and C taking turns so that both
 // see the same load on the machine.
 func timeLZF(items []redislzf.Item, c *redislzf.Harness, dir string, rounds int) (lzfTimes, error) {
+	items = packed(items)
 	var e lzf.Encoder
 	buf := make([]byte, maxOut(items))
 	for i, it := range items {
@@ -136,6 +137,27 @@ func timeLZF(items []redislzf.Item, c *redislzf.Harness, dir string, rounds int)
 		t.cEnc, t.cDec = min(t.cEnc, ce), min(t.cDec, cd)
 	}
 	return t, nil
+}
+
+// packed returns items with their strings laid out one after the other,
+// each string's bytes then its stream, in one buffer: as the C harness
+// holds them (read from one file). Each in its own allocation, as the
+// dump's walk left them, they were scattered over the heap, and the first
+// load of each short string missed the caches where C's, in order, came
+// prefetched: a tenth of Go's encode time on app-cache's strings.
+func packed(items []redislzf.Item) []redislzf.Item {
+	n := 0
+	for _, it := range items {
+		n += len(it.Raw) + len(it.Comp)
+	}
+	buf := make([]byte, 0, n)
+	out := make([]redislzf.Item, len(items))
+	for i, it := range items {
+		at := len(buf)
+		buf = append(append(buf, it.Raw...), it.Comp...)
+		out[i] = redislzf.Item{Raw: buf[at : at+len(it.Raw)], Comp: buf[at+len(it.Raw):], Budget: it.Budget}
+	}
+	return out
 }
 
 // timed1 is the CPU time of one call of pass, on the calling thread.
