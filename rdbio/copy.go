@@ -16,6 +16,26 @@ func Copy(dst io.Writer, src io.Reader, opt Options) (int64, error) {
 	return n, err
 }
 
+// Check reads an RDB stream from src as Copy does and checks what Copy
+// checks (the grammar, the stored checksum, the bytes after the trailer),
+// writing nothing, and returns the bytes read: what Copy would write. Copy
+// to io.Discard did the same and also moved every byte into its writer's
+// buffer (app-cache at scale 4: 73 ms against 64).
+func Check(src io.Reader, opt Options) (int64, error) {
+	r, err := NewReader(src, opt)
+	if err != nil {
+		return 0, err
+	}
+	_, err = drain(r)
+	if errors.Is(err, ErrUnsupported) {
+		_, err = r.PassBody()
+	}
+	if err == nil {
+		_, err = r.CopyRest(io.Discard)
+	}
+	return r.Offset(), err
+}
+
 // CopyFiltered is Copy through a Filter of keep (nil keeps everything)
 // that also tells what it kept and left out. When something was left out,
 // the trailer is the CRC-64 of what was written (0 where the source's was

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/rdbz/rdbz/listcodec"
@@ -63,7 +62,7 @@ func testFile(c *cli.Context, path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	n, err := rdbio.Copy(io.Discard, r, rdbio.Options{Cap: c.Int("cap")})
+	n, err := rdbio.Check(r, rdbio.Options{Cap: c.Int("cap")})
 	if err == nil {
 		err = src.finish()
 	}
