@@ -3,15 +3,16 @@ package rdbio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
 
-// FuzzReader feeds arbitrary bytes to the reader: it must never panic, and
-// whatever it copies without error must come out byte-identical. Seeds: the
-// small corpus files and testdata.
+// FuzzReader feeds arbitrary bytes to the reader: it must never panic,
+// whatever it copies without error must come out byte-identical, and Check
+// must say what Copy says. Seeds: the small corpus files and testdata.
 func FuzzReader(f *testing.F) {
 	rdbiotest.FuzzSeeds(f, "../testdata")
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -20,10 +21,14 @@ func FuzzReader(f *testing.F) {
 			walkAll(r)
 		}
 		var out bytes.Buffer
-		if _, err := Copy(&out, bytes.NewReader(data), Options{Cap: 1 << 20}); err == nil {
-			if !bytes.Equal(out.Bytes(), data) {
-				t.Fatalf("copy succeeded but differs: %d bytes in, %d out", len(data), out.Len())
-			}
+		n, err := Copy(&out, bytes.NewReader(data), Options{Cap: 1 << 20})
+		if err == nil && !bytes.Equal(out.Bytes(), data) {
+			t.Fatalf("copy succeeded but differs: %d bytes in, %d out", len(data), out.Len())
+		}
+		// Check, which writes nothing, says what Copy says.
+		cn, cerr := Check(bytes.NewReader(data), Options{Cap: 1 << 20})
+		if fmt.Sprint(cerr) != fmt.Sprint(err) || err == nil && cn != n {
+			t.Fatalf("Check: %d, %v; Copy: %d, %v", cn, cerr, n, err)
 		}
 	})
 }
