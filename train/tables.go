@@ -37,6 +37,9 @@ const (
 // counts what the frames hold: on each coder a run of the samples, at
 // once (the counts are sums, and each frame depends on its sample alone).
 func collectStats(cds []*coder, content []byte, samples [][]byte) (*codeStats, error) {
+	if len(cds) == 1 {
+		return cds[0].stats(content, samples) // a search's worker: already one of several
+	}
 	parts := make([]*codeStats, len(cds))
 	errs := make([]error, len(cds))
 	var wg sync.WaitGroup

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 
 	"github.com/rdbz/rdbz/listcodec"
 	"github.com/rdbz/rdbz/rdbio/ahead"
@@ -48,6 +49,17 @@ const (
 	aheadChunks = 4
 )
 
+// largeFile reports whether f is a regular file of aheadMin bytes or more
+// (the file opened, not whatever its path names by now).
+func largeFile(f io.Reader) bool {
+	of, ok := f.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := of.Stat()
+	return err == nil && fi.Mode().IsRegular() && fi.Size() >= aheadMin
+}
+
 func openSourceWith(path string, wrap func(io.Reader) io.Reader, readAhead bool) (*source, error) {
 	f, err := openInput(path)
 	if err != nil {
@@ -55,7 +67,7 @@ func openSourceWith(path string, wrap func(io.Reader) io.Reader, readAhead bool)
 	}
 	s := &source{path: path, file: f}
 	var r io.Reader = f
-	if readAhead && inputSize(path) >= aheadMin {
+	if readAhead && largeFile(f) {
 		s.ahead = ahead.New(f, aheadChunk, aheadChunks)
 		r = s.ahead
 	}
