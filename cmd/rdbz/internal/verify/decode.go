@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/binary"
 	"fmt"
-	"hash"
 	"strconv"
 
 	"github.com/hdt3213/rdb/core"
@@ -39,19 +37,18 @@ type semDecoder struct {
 	limit  int    // the most bytes a list node decodes to (Options.DecodeCap)
 	rd     bytes.Reader
 	br     *bufio.Reader
-	// node and elems are listDigest's: a node's decoded string, and the
-	// elements as the digest takes them; str is stringObject's string.
-	node, elems, str []byte
-	// h is the digests' SHA-256, reset for each value (made for each, it
+	// node is listDigest's decoded node, str stringObject's string.
+	node, str []byte
+	// dg digests the values, its SHA-256 reset for each (made for each, it
 	// was 42 MB of verify's 1 GB of allocations on app-cache-nocompress
 	// x4, the strings 218 MB more).
-	h hash.Hash
+	dg digester
 }
 
 var semTrailer = []byte{rdbio.OpEOF, 0, 0, 0, 0, 0, 0, 0, 0}
 
 func (d *semDecoder) init(h rdbio.Header, limit int) {
-	d.magic, d.limit, d.h = h.Magic, limit, sha256.New()
+	d.magic, d.limit, d.dg.h = h.Magic, limit, sha256.New()
 	d.br = bufio.NewReaderSize(&d.rd, 64<<10)
 	// The decoder checks the magic on its own terms (its maximum version).
 	probe := append([]byte(h.Magic), semTrailer...)
@@ -86,7 +83,7 @@ func (d *semDecoder) head(dst []byte, typ byte, key []byte) []byte {
 func (d *semDecoder) decode(buf []byte, head int, nodes []int, e *entry) string {
 	if e.typ == rdbio.TypeString {
 		if o, err := d.stringObject(buf[head:]); err == nil {
-			e.class, e.count, err = digestObject(d.h, o, e.sem[:0])
+			e.class, e.count, err = d.dg.object(o, e.sem[:0])
 			e.semOK = err == nil
 			if err == nil {
 				return ""
@@ -110,7 +107,7 @@ func (d *semDecoder) decode(buf []byte, head int, nodes []int, e *entry) string 
 		}
 	}
 	if err == nil {
-		e.class, e.count, err = digestObject(d.h, o, e.sem[:0])
+		e.class, e.count, err = d.dg.object(o, e.sem[:0])
 	}
 	if err != nil {
 		return fmt.Sprintf("type %s not decoded (hdt3213/rdb: %v)", e.tname, err)
@@ -189,25 +186,20 @@ func (d *semDecoder) stringObject(val []byte) (*model.StringObject, error) {
 
 // listDigest sets sum to the digest digestObject gives of the list whose
 // nodes start at the offsets nodes in buf, and returns its length: the
-// elements are hashed as they are found, through a buffer of listChunk
-// bytes, instead of each cloned into a model.ListObject (a list of 28 MB of
+// elements are hashed as they are found (through the digester's buffer),
+// instead of each cloned into a model.ListObject (a list of 28 MB of
 // small elements spent most of verify's time allocating them), or all held
 // in one buffer until their count was known (which the digest now takes
 // after them: 28 MB grown by append for the Dragonfly seed's ten lists).
 func (d *semDecoder) listDigest(typ rdbio.Type, buf []byte, nodes []int, sum []byte) (int64, error) {
 	kind := rdbio.NodeBlob(typ)
-	d.h.Reset()
-	dg := digester{h: d.h}
+	dg := &d.dg
+	dg.reset()
 	dg.str(model.ListType)
-	elems, n := d.elems[:0], 0
+	n := 0
 	var digits [20]byte
 	add := func(v []byte) {
-		if len(elems) > 0 && len(elems)+8+len(v) > listChunk {
-			dg.h.Write(elems)
-			elems = elems[:0]
-		}
-		elems = binary.LittleEndian.AppendUint64(elems, uint64(len(v)))
-		elems = append(elems, v...)
+		dg.bytes(v)
 		n++
 	}
 	for i, start := range nodes {
@@ -248,16 +240,10 @@ func (d *semDecoder) listDigest(typ rdbio.Type, buf []byte, nodes []int, sum []b
 		}
 		d.node = keepBuf(str)
 	}
-	dg.h.Write(elems)
 	dg.num(uint64(n))
-	dg.h.Sum(sum)
-	d.elems = keepBuf(elems)
+	dg.sum(sum)
 	return int64(n), nil
 }
-
-// listChunk is how many bytes of a list's elements listDigest gathers
-// before it hashes them.
-const listChunk = 64 << 10
 
 // keepBuf is b emptied to be used again, or nil when it is larger than a
 // side keeps between values (captureKeep).

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash"
@@ -10,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/hdt3213/rdb/model"
 )
@@ -18,8 +20,13 @@ import (
 // into sum (len 0, cap ≥ 32), with h (a SHA-256, reset here), and returns
 // its type class and element count.
 func digestObject(h hash.Hash, o model.RedisObject, sum []byte) (string, int64, error) {
-	h.Reset()
 	d := digester{h: h}
+	return d.object(o, sum)
+}
+
+// object is digestObject with d's hash and buffer.
+func (d *digester) object(o model.RedisObject, sum []byte) (string, int64, error) {
+	d.reset()
 	var class string
 	var n int
 	switch o := o.(type) {
@@ -39,7 +46,7 @@ func digestObject(h hash.Hash, o model.RedisObject, sum []byte) (string, int64, 
 		d.str(class)
 		d.num(uint64(n))
 		m := append([][]byte(nil), o.Members...)
-		sort.Slice(m, func(i, j int) bool { return bytes.Compare(m[i], m[j]) < 0 })
+		slices.SortFunc(m, bytes.Compare)
 		for _, v := range m {
 			d.bytes(v)
 		}
@@ -58,11 +65,11 @@ func digestObject(h hash.Hash, o model.RedisObject, sum []byte) (string, int64, 
 		d.str(class)
 		d.num(uint64(n))
 		es := append([]*model.ZSetEntry(nil), o.Entries...)
-		sort.Slice(es, func(i, j int) bool {
-			if es[i].Member != es[j].Member {
-				return es[i].Member < es[j].Member
+		slices.SortFunc(es, func(a, b *model.ZSetEntry) int {
+			if c := strings.Compare(a.Member, b.Member); c != 0 {
+				return c
 			}
-			return math.Float64bits(es[i].Score) < math.Float64bits(es[j].Score)
+			return cmp.Compare(math.Float64bits(a.Score), math.Float64bits(b.Score))
 		})
 		for _, e := range es {
 			d.str(e.Member)
@@ -75,29 +82,71 @@ func digestObject(h hash.Hash, o model.RedisObject, sum []byte) (string, int64, 
 	default:
 		return "", 0, fmt.Errorf("decoded as %T", o)
 	}
-	d.h.Sum(sum)
+	d.sum(sum)
 	return class, int64(n), nil
 }
 
-// digester writes length-prefixed fields into a hash.
+// digester writes length-prefixed fields into a hash, gathered in buf up
+// to digestChunk bytes first: SHA-256 takes one write of many short
+// fields faster than a write of each (set members and hash fields are
+// mostly a few bytes: on app-cache-nocompress x4 the writes of each took
+// 0.22 s of verify's 3 CPU-seconds).
 type digester struct {
 	h   hash.Hash
-	scr [8]byte
+	buf []byte
+}
+
+// digestChunk is the most bytes a digester gathers before it hashes them.
+const digestChunk = 64 << 10
+
+// reset starts a new digest.
+func (d *digester) reset() {
+	d.h.Reset()
+	d.buf = d.buf[:0]
+}
+
+// directMin is the shortest field a digester writes to the hash itself
+// (after what it gathered), rather than copying it into buf.
+const directMin = 4 << 10
+
+// room makes room for n more bytes in buf; false when n bytes are better
+// written to h directly (buf is then empty).
+func (d *digester) room(n int) bool {
+	if len(d.buf)+n > digestChunk || n >= directMin {
+		d.h.Write(d.buf)
+		d.buf = d.buf[:0]
+	}
+	return n < directMin
 }
 
 func (d *digester) num(v uint64) {
-	binary.LittleEndian.PutUint64(d.scr[:], v)
-	d.h.Write(d.scr[:])
+	d.room(8)
+	d.buf = binary.LittleEndian.AppendUint64(d.buf, v)
 }
 
 func (d *digester) bytes(b []byte) {
 	d.num(uint64(len(b)))
-	d.h.Write(b)
+	if d.room(len(b)) {
+		d.buf = append(d.buf, b...)
+	} else {
+		d.h.Write(b)
+	}
 }
 
 func (d *digester) str(s string) {
 	d.num(uint64(len(s)))
-	io.WriteString(d.h, s)
+	if d.room(len(s)) {
+		d.buf = append(d.buf, s...)
+	} else {
+		io.WriteString(d.h, s)
+	}
+}
+
+// sum appends the digest of what was written since reset to dst.
+func (d *digester) sum(dst []byte) []byte {
+	d.h.Write(d.buf)
+	d.buf = keepBuf(d.buf)
+	return d.h.Sum(dst)
 }
 
 // id writes a stream ID; nil (absent in this stream version) is a marker.

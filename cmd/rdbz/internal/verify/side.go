@@ -37,15 +37,21 @@ type entry struct {
 	typ    byte   // the stored type byte
 	tname  string // its name (rdbio)
 	expire int64  // absolute Unix ms; -1 for none
+	// sum is the SHA-256 of the type byte and the stored bytes, when
+	// hasSum: not for a value posted to or matched by the twins as its
+	// bytes (unless it then failed to decode).
 	sum    [sha256.Size]byte
+	hasSum bool
 	sem    [sha256.Size]byte
 	semOK  bool // sem, class and count hold the decoded value's digest
 	// twin: not decoded, as the other input holds the key with the same
-	// type and stored bytes (twins)
-	twin  bool
-	class string // string, list, set, zset, hash, stream
-	count int64  // elements (collections), messages (streams)
-	why   string // why the value was not decoded
+	// type and stored bytes (twins); twinOf is the token of that input's
+	// post, post the token of this entry's own (0: none).
+	twin         bool
+	twinOf, post uint64
+	class        string // string, list, set, zset, hash, stream
+	count        int64  // elements (collections), messages (streams)
+	why          string // why the value was not decoded
 }
 
 type item struct {
@@ -67,9 +73,9 @@ type side struct {
 	h     hash.Hash
 	// capt holds the one-key RDB of the value being read, for the
 	// decoder: a head (see semDecoder.head) and the value's stored bytes,
-	// up to the decode cap; tee sends those bytes to h and capt.
-	capt rdbio.CappedBuffer
-	tee  io.Writer
+	// up to the decode cap; stored sends those bytes to capt (and h).
+	capt   rdbio.CappedBuffer
+	stored storedWriter
 	// nodes are the offsets in capt.Buf where the nodes of the list value
 	// being read start.
 	nodes []int
@@ -79,16 +85,20 @@ type side struct {
 	recBuf bytes.Buffer
 	// node holds an LZF node decoded, and hdr a node's raw header.
 	node, hdr []byte
+	// bytePosts: small values go to the twins as their bytes (both inputs
+	// decode values: verifier.decoding).
+	bytePosts bool
 }
 
 // start starts reading input index (0: A, 1: B).
 func (v *verifier) start(index int, src io.Reader) *side {
 	s := &side{name: [2]string{"A", "B"}[index], index: index, v: v, ch: make(chan item, 256), h: sha256.New()}
-	s.tee = io.MultiWriter(s.h, &s.capt)
+	s.stored.s = s
 	v.wg.Add(1)
 	go func() {
 		defer v.wg.Done()
 		defer close(s.ch)
+		defer v.tell(index, false) // (if it failed before telling)
 		if err := s.read(src); err != nil {
 			s.send(item{err: s.cause(err)})
 		}
@@ -173,6 +183,9 @@ func (s *side) walk() error {
 		return err
 	}
 	s.sem.init(r.Header(), s.v.opt.DecodeCap)
+	if s.bytePosts, err = s.v.decoding(s.index, s.sem.refuse == ""); err != nil {
+		return err
+	}
 	if err := r.SetSink(&s.recBuf); err != nil {
 		return err
 	}
@@ -234,13 +247,14 @@ func (s *side) restEntry(r *rdbio.Reader, h hash.Hash, seq int64) (*entry, error
 	if _, err := r.CopyRest(io.Discard); err != nil {
 		return nil, err
 	}
-	e := &entry{id: keyID{rest: true}, seq: seq, expire: -1}
+	e := &entry{id: keyID{rest: true}, seq: seq, expire: -1, hasSum: true}
 	h.Sum(e.sum[:0])
 	return e, nil
 }
 
-// key reads a key's value and digests it: always its stored bytes, and its
-// decoded content when the decoder knows the type.
+// key reads a key's value and digests it: its decoded content when the
+// decoder knows the type, its stored bytes when they are compared as they
+// are (not decoded, or not handed to the twins).
 func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error) {
 	e := &entry{id: keyID{db: rec.DB, key: string(rec.Key)}, seq: seq, typ: rec.Op,
 		tname: rec.Type.String(), expire: rec.Expire}
@@ -249,14 +263,13 @@ func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error
 	h.Write([]byte{rec.Op})
 	e.why = s.sem.whyNot(rec.Type)
 	var w io.Writer = h
-	head := 0 // the size of the one-key RDB's head in s.capt.Buf
 	if e.why == "" {
 		// The head is not hashed, and does not count against the cap.
 		s.capt.Reset(s.v.opt.DecodeCap)
 		s.capt.Buf = s.sem.head(s.capt.Buf, rec.Op, rec.Key)
-		head = len(s.capt.Buf)
-		s.capt.Max += head
-		w = s.tee
+		s.stored.head, s.stored.hashing = len(s.capt.Buf), false
+		s.capt.Max += s.stored.head
+		w = &s.stored
 	}
 	var err error
 	var info rdbio.ValueInfo
@@ -271,19 +284,29 @@ func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error
 		}
 		// A value rdbio cannot walk: it and the rest of the file are
 		// compared as one run of bytes.
+		if w == &s.stored && !s.stored.hashing {
+			h.Write(s.capt.Buf[s.stored.head:])
+		}
 		h.Write(rec.Key)
 		if err := r.SetSink(h); err != nil {
 			return nil, err
 		}
 		return s.restEntry(r, h, seq)
 	}
-	h.Sum(e.sum[:0])
 	if e.why != "" {
+		h.Sum(e.sum[:0])
+		e.hasSum = true
 		return e, nil
 	}
-	if e.why = s.undecodable(info, rec.Type, len(s.capt.Buf)-head); e.why == "" {
-		if e.twin = s.v.twins.match(s.index, e); !e.twin {
-			e.why = s.decode(head, e)
+	head := s.stored.head
+	if e.why = s.undecodable(info, rec.Type, len(s.capt.Buf)-head); e.why != "" {
+		s.stored.sum(e)
+	} else {
+		s.twin(e)
+		if !e.twin {
+			if e.why = s.decode(head, e); e.why != "" {
+				s.stored.sum(e) // the decoder leaves the captured bytes as they were
+			}
 		}
 	}
 	// The buffer is kept for the next value up to captureKeep: a larger
@@ -292,6 +315,64 @@ func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error
 		s.capt.Buf = nil
 	}
 	return e, nil
+}
+
+// twin hands a decodable value captured whole to the twins: as its bytes
+// when they are few enough and both inputs decode values, else as their
+// digest (which it also takes when no post was made: the entry then may
+// be compared as stored).
+func (s *side) twin(e *entry) {
+	var stored []byte
+	if b := s.capt.Buf[s.stored.head:]; len(b) <= postMax && !s.stored.hashing && s.bytePosts {
+		stored = b
+	} else {
+		s.stored.sum(e)
+	}
+	e.twin = s.v.twins.match(s.index, e, stored, func() { s.stored.sum(e) })
+	if !e.twin && e.post == 0 {
+		s.stored.sum(e)
+	}
+}
+
+// storedWriter takes a decodable value's stored bytes for a side: into
+// its capture, and into its digest (side.h, holding the type byte) only
+// once they are more than postMax or the capture went over the cap, with
+// what the capture held: a smaller value is digested from the capture if
+// and when its digest is needed (sum), which twins spare most of them.
+type storedWriter struct {
+	s       *side
+	head    int  // the one-key RDB's head in s.capt.Buf (not stored bytes)
+	hashing bool // the bytes are digested as they come
+}
+
+func (w *storedWriter) Write(p []byte) (int, error) {
+	c := &w.s.capt
+	if w.hashing {
+		c.Write(p)
+		return w.s.h.Write(p)
+	}
+	n := len(c.Buf)
+	c.Write(p)
+	if !c.Over && len(c.Buf)-w.head <= postMax {
+		return len(p), nil
+	}
+	// The capture holds p unless it went over the cap with p or before
+	// it (listNodes).
+	w.hashing = true
+	w.s.h.Write(c.Buf[w.head:n])
+	return w.s.h.Write(p)
+}
+
+// sum sets e's digest of the stored bytes, once.
+func (w *storedWriter) sum(e *entry) {
+	if e.hasSum {
+		return
+	}
+	if !w.hashing {
+		w.s.h.Write(w.s.capt.Buf[w.head:])
+	}
+	w.s.h.Sum(e.sum[:0])
+	e.hasSum = true
 }
 
 // bigValue is the captured size from which a side decodes a value only

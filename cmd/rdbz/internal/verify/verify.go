@@ -125,7 +125,8 @@ func Verify(a, b io.Reader, opt Options) (*Result, error) {
 	if opt.QueueBytes <= 0 {
 		opt.QueueBytes = v1.DefaultQueueBytes / 4
 	}
-	v := &verifier{opt: opt, stop: make(chan struct{}), res: &Result{}, why: map[string]bool{}, twins: newTwins()}
+	v := &verifier{opt: opt, stop: make(chan struct{}), res: &Result{}, why: map[string]bool{}, twins: newTwins(),
+		told: [2]chan struct{}{make(chan struct{}), make(chan struct{})}}
 	sa, sb := v.start(0, a), v.start(1, b)
 	err := v.compare(sa, sb)
 	close(v.stop)
@@ -149,6 +150,35 @@ type verifier struct {
 	wg        sync.WaitGroup
 	res       *Result
 	why       map[string]bool
+
+	// Whether each input's values are decoded at all (the decoder takes
+	// its RDB version): decodes[i] is set before told[i] is closed.
+	told     [2]chan struct{}
+	tellOnce [2]sync.Once
+	decodes  [2]bool
+}
+
+// tell records whether side's values are decoded (the first call counts).
+func (v *verifier) tell(side int, decodes bool) {
+	v.tellOnce[side].Do(func() {
+		v.decodes[side] = decodes
+		close(v.told[side])
+	})
+}
+
+// decoding tells whether side's values are decoded and waits for the
+// other side to tell the same; it reports whether both are. Only then
+// may an entry go without the digest of its stored bytes (twins): where
+// one input's values are all compared as stored, each decoded value of
+// the other is compared with it by that digest.
+func (v *verifier) decoding(side int, decodes bool) (bool, error) {
+	v.tell(side, decodes)
+	select {
+	case <-v.told[1-side]:
+		return v.decodes[0] && v.decodes[1], nil
+	case <-v.stop:
+		return false, errStopped
+	}
 }
 
 // compare reads both inputs in step. While they hold the same keys in the
@@ -240,7 +270,7 @@ func (v *verifier) pair(a, b *entry) bool {
 	}
 	v.res.Keys++
 	var what []string
-	if (a.twin || b.twin) && a.typ == b.typ && a.sum == b.sum {
+	if (a.twin && a.twinOf == b.post) || (b.twin && b.twinOf == a.post) {
 		// The same stored bytes: the same value, decoded once (twins).
 		if a.semOK || b.semOK {
 			v.res.Semantic++
@@ -250,9 +280,15 @@ func (v *verifier) pair(a, b *entry) bool {
 		}
 	} else if a.twin || b.twin {
 		// A key twice in an input, its twin matched by the other
-		// occurrence: this one was not decoded.
+		// occurrence: this one was not decoded, and a small value has
+		// no digest either (twins).
 		v.res.ByteWise++
-		what = append(what, "value: the stored bytes differ (compared as stored: the key is in an input twice)")
+		switch {
+		case !a.hasSum || !b.hasSum:
+			what = append(what, "value: not compared (the key is in an input twice)")
+		case a.sum != b.sum:
+			what = append(what, "value: the stored bytes differ (compared as stored: the key is in an input twice)")
+		}
 	} else if a.semOK && b.semOK {
 		v.res.Semantic++
 		switch {
@@ -270,7 +306,10 @@ func (v *verifier) pair(a, b *entry) bool {
 		case a.typ != b.typ:
 			what = append(what, fmt.Sprintf("type: %s (%d) in A, %s (%d) in B (compared as stored: %s)",
 				a.tname, a.typ, b.tname, b.typ, why))
-		case a.sum != b.sum:
+		case !a.hasSum || !b.hasSum || a.sum != b.sum:
+			// (An entry without the digest was decoded in its input but
+			// not in the other: when both hold the same bytes, both
+			// decode them or neither.)
 			what = append(what, fmt.Sprintf("value: the stored bytes differ (compared as stored: %s)", why))
 		}
 	}
