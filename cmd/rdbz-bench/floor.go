@@ -17,7 +17,8 @@ package main
 //   - every rdbz run within 64 MiB of peak RSS.
 //
 // Then, unless -profile=false, a CPU profile of compress and of decompress
-// of each file (RDBZ_CPUPROFILE): the top entries by own time and the share
+// of each file (RDBZ_CPUPROFILE, from as many runs as hold 3 CPU-seconds of
+// samples, at most 10): the top entries by own time and the share
 // of runtime.memmove, memclrNoHeapPointers, madvise and growslice, the
 // work of moving, clearing and returning memory rather than of parsing,
 // LZF or zstd (≤ 10% together).
@@ -31,6 +32,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // floorRow is one line of the floor table: rdbz against a reference, with
@@ -160,36 +162,45 @@ func printFloorRow(r floorRow) {
 // cleared or handed back rather than work of rdbz's.
 var moving = []string{"runtime.memmove", "runtime.memclrNoHeapPointers", "runtime.madvise", "runtime.growslice"}
 
+// The profile of a stage gathers profileSamples of CPU time at least
+// (the runtime samples at 100 Hz: one run of a short command holds too few
+// samples for a share of a few percent to mean anything), from at most
+// profileRuns runs; below profileMinSamples the share is not judged.
+const (
+	profileSamples    = 3.0 // CPU seconds
+	profileRuns       = 10
+	profileMinSamples = 1.0 // CPU seconds
+)
+
 // profileFile profiles compress and decompress of one file and prints the
 // top entries and the share of moving.
 func (b *bench) profileFile(in string) {
-	c, o, prof := filepath.Join(b.dir, "p.rdbz"), filepath.Join(b.dir, "p.rdb"), filepath.Join(b.dir, "cpu.prof")
-	defer func() {
-		for _, p := range []string{c, o, prof} {
+	c, o := filepath.Join(b.dir, "p.rdbz"), filepath.Join(b.dir, "p.rdb")
+	defer os.Remove(c)
+	defer os.Remove(o)
+	for _, stage := range [][]string{{"compress", "-q", "-f", "-o", c, in}, {"decompress", "-q", "-f", "-o", o, c}} {
+		out, profs, err := b.profileStage(stage)
+		for _, p := range profs {
 			os.Remove(p)
 		}
-	}()
-	for _, stage := range [][]string{{"compress", "-q", "-f", "-o", c, in}, {"decompress", "-q", "-f", "-o", o, c}} {
-		cmd := exec.Command(b.bin, stage...)
-		cmd.Env = append(os.Environ(), "RDBZ_CPUPROFILE="+prof)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "%s %s: %v: %s", in, stage[0], err, out)
-			continue
-		}
-		out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=200", b.bin, prof).Output()
 		if err != nil {
-			fmt.Fprintf(os.Stderr, "go tool pprof: %v\n", err)
+			fmt.Fprintf(os.Stderr, "%s %s: %v\n", in, stage[0], err)
 			continue
 		}
-		top, shares := parseTop(string(out))
+		top, shares := parseTop(out)
+		secs := sampledSecs(out)
 		sum := 0.0
 		var parts []string
 		for _, f := range moving {
 			sum += shares[f]
 			parts = append(parts, fmt.Sprintf("%s %.1f%%", strings.TrimPrefix(f, "runtime."), shares[f]))
 		}
-		fmt.Printf("\n%s, %s: %s; together %.1f%% (target ≤ 10%%: %s)\n\n", filepath.Base(in), stage[0],
-			strings.Join(parts, ", "), sum, verdict(sum <= 10))
+		met := verdict(sum <= 10)
+		if secs < profileMinSamples {
+			met = "too few samples to tell"
+		}
+		fmt.Printf("\n%s, %s (%d runs, %.2f CPU-s sampled): %s; together %.1f%% (target ≤ 10%%: %s)\n\n", filepath.Base(in), stage[0],
+			len(profs), secs, strings.Join(parts, ", "), sum, met)
 		for i, l := range top {
 			if i == 8 {
 				break
@@ -197,6 +208,49 @@ func (b *bench) profileFile(in string) {
 			fmt.Println("    " + l)
 		}
 	}
+}
+
+// profileStage runs an rdbz command with a CPU profile until the profiles
+// hold profileSamples (or profileRuns runs), and returns `go tool pprof
+// -top` of them merged and the profiles' paths.
+func (b *bench) profileStage(args []string) (string, []string, error) {
+	var profs []string
+	var out string
+	for len(profs) < profileRuns {
+		prof := filepath.Join(b.dir, fmt.Sprintf("cpu%d.prof", len(profs)))
+		cmd := exec.Command(b.bin, args...)
+		cmd.Env = append(os.Environ(), "RDBZ_CPUPROFILE="+prof)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			return "", profs, fmt.Errorf("%v: %s", err, msg)
+		}
+		profs = append(profs, prof)
+		top, err := exec.Command("go", append([]string{"tool", "pprof", "-top", "-nodecount=200", b.bin}, profs...)...).Output()
+		if err != nil {
+			return "", profs, fmt.Errorf("go tool pprof: %w", err)
+		}
+		if out = string(top); sampledSecs(out) >= profileSamples {
+			break
+		}
+	}
+	return out, profs, nil
+}
+
+// sampledSecs is the CPU time the samples of `go tool pprof -top` stand
+// for ("Total samples = 2.75s"), 0 when it does not say.
+func sampledSecs(top string) float64 {
+	_, rest, ok := strings.Cut(top, "Total samples = ")
+	if !ok {
+		return 0
+	}
+	f := strings.Fields(rest)
+	if len(f) == 0 {
+		return 0
+	}
+	d, err := time.ParseDuration(f[0])
+	if err != nil {
+		return 0
+	}
+	return d.Seconds()
 }
 
 // parseTop reads `go tool pprof -top`: its entry lines, and each
