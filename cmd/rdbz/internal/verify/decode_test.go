@@ -3,12 +3,14 @@ package verify
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hdt3213/rdb/model"
 	"github.com/rdbz/rdbz/rdbio"
+	"github.com/rdbz/rdbz/rdbio/blob"
 	"github.com/rdbz/rdbz/rdbio/lzf"
 	"github.com/rdbz/rdbz/rdbio/rdbiotest"
 )
@@ -67,6 +69,16 @@ func TestStringObjectMatchesDecoder(t *testing.T) {
 	}
 }
 
+// storedString is b as an RDB string: LZF-compressed when compress is set
+// and it compresses, else raw.
+func storedString(b []byte, compress bool) []byte {
+	var enc lzf.Encoder
+	if c, ok := enc.RedisSave(nil, b); compress && ok {
+		return append(rdbio.AppendStringHead(nil, rdbio.EncLZF, 0, uint64(len(c)), uint64(len(b))), c...)
+	}
+	return append(rdbio.AppendLen(nil, uint64(len(b))), b...)
+}
+
 // TestListDigestMatchesDecoder: a list value digested by listDigest (its
 // elements streamed into the hash) digests as hdt3213/rdb's decoding of
 // the same one-key RDB does: PACKED nodes raw and LZF-compressed, integer
@@ -74,13 +86,7 @@ func TestStringObjectMatchesDecoder(t *testing.T) {
 func TestListDigestMatchesDecoder(t *testing.T) {
 	var d semDecoder
 	d.init(rdbio.Header{Magic: "REDIS0011", Version: 11}, 1<<20)
-	var enc lzf.Encoder
-	node := func(b []byte, compress bool) []byte {
-		if c, ok := enc.RedisSave(nil, b); compress && ok {
-			return append(rdbio.AppendStringHead(nil, rdbio.EncLZF, 0, uint64(len(c)), uint64(len(b))), c...)
-		}
-		return append(rdbio.AppendLen(nil, uint64(len(b))), b...)
-	}
+	node := storedString
 	// The builders take elements under 64 bytes: many alike, so that the
 	// nodes LZF-compress.
 	var many []string
@@ -128,6 +134,92 @@ func TestListDigestMatchesDecoder(t *testing.T) {
 		}
 		if got != want || n != wantN {
 			t.Errorf("%s: %d elements digest apart from hdt3213/rdb's %d", name, n, wantN)
+		}
+	}
+}
+
+// TestBlobDigestMatchesDecoder: a set stored as an intset or a listpack,
+// and a hash stored as a listpack, digested by blobDigest digest as
+// hdt3213/rdb's decoding of the same one-key RDB does (integers of every
+// width and listpack encoding, strings short and long, stored raw and
+// LZF-compressed); blobs hdt3213/rdb reads otherwise than their entries
+// say are left to it.
+func TestBlobDigestMatchesDecoder(t *testing.T) {
+	var d semDecoder
+	d.init(rdbio.Header{Magic: "REDIS0011", Version: 11}, 1<<20)
+	str := storedString
+	intset := func(width int, vs ...int64) []byte {
+		b := binary.LittleEndian.AppendUint32(nil, uint32(width))
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(vs)))
+		for _, v := range vs {
+			b = binary.LittleEndian.AppendUint64(b, uint64(v))[:len(b)+width]
+		}
+		return b
+	}
+	listpack := func(entries ...string) []byte {
+		w := blob.NewListpackWriter(1 << 20)
+		for _, e := range entries {
+			if err := w.AppendString([]byte(e)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return w.Bytes()
+	}
+	long := strings.Repeat("a long member, ", 300)
+	members := []string{"zeta", "", "12", "-1", "127", "128", "-4096", "70000", "-2147483649", "9223372036854775807",
+		"-9223372036854775808", "007", "1.5", "alpha", long, long + "!"}
+	var fields []string
+	for i, m := range members {
+		fields = append(fields, m, strconv.Itoa(i*7919-3))
+	}
+	fields = append(fields, "empty", "")
+	type value struct {
+		typ  rdbio.Type
+		blob []byte
+		fast bool // blobDigest takes it
+	}
+	dup := listpack("f", "1", "g", "2", "f", "3")
+	unknown := listpack(members...)
+	binary.LittleEndian.PutUint16(unknown[4:], 0xFFFF)
+	fewer := listpack(members...)
+	binary.LittleEndian.PutUint16(fewer[4:], uint16(len(members)-1))
+	vals := map[string]value{
+		"intset16":       {rdbio.TypeSetIntset, intset(2, -32768, -1, 0, 5, 32767), true},
+		"intset32":       {rdbio.TypeSetIntset, intset(4, -2147483648, 40000, 7), true},
+		"intset64":       {rdbio.TypeSetIntset, intset(8, -9223372036854775808, 1, 9223372036854775807, 1<<40), true},
+		"intset trailer": {rdbio.TypeSetIntset, append(intset(2, 1, 2), 0), false},
+		"set listpack":   {rdbio.TypeSetListpack, listpack(members...), true},
+		"hash listpack":  {rdbio.TypeHashListpack, listpack(fields...), true},
+		"hash field dup": {rdbio.TypeHashListpack, dup, false},
+		"count unknown":  {rdbio.TypeSetListpack, unknown, false},
+		"count short":    {rdbio.TypeSetListpack, fewer, false},
+		"odd hash":       {rdbio.TypeHashListpack, listpack("f", "1", "g"), false},
+	}
+	for name, v := range vals {
+		for _, compress := range []bool{false, true} {
+			buf := d.head(nil, byte(v.typ), []byte("k"))
+			head := len(buf)
+			buf = append(buf, str(v.blob, compress)...)
+			var got [32]byte
+			class, n, ok := d.blobDigest(v.typ, buf[head:], got[:0])
+			if ok != v.fast {
+				t.Fatalf("%s (LZF %v): blobDigest took it: %v, want %v", name, compress, ok, v.fast)
+			}
+			if !ok {
+				continue
+			}
+			o, err := d.parse(bytes.Clone(buf), "k")
+			if err != nil {
+				t.Fatalf("%s: hdt3213/rdb: %v", name, err)
+			}
+			var want [32]byte
+			wantClass, wantN, err := digestObject(sha256.New(), o, want[:0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want || class != wantClass || n != wantN {
+				t.Errorf("%s (LZF %v): %s of %d digests apart from hdt3213/rdb's %s of %d", name, compress, class, n, wantClass, wantN)
+			}
 		}
 	}
 }

@@ -5,8 +5,9 @@
 //
 // It reads each input through listcodec.Open (an rdbz input gives the RDB
 // it holds) and rdbio's Reader, LZF list nodes taken as the raw nodes they
-// decode to, and decodes values (strings and lists with rdbio's decoders,
-// the other types with github.com/hdt3213/rdb) to compare their content. It does not parse RDB
+// decode to, and decodes values (strings, lists, and sets and hashes stored
+// as intsets or listpacks with rdbio's decoders, the other types with
+// github.com/hdt3213/rdb) to compare their content. It does not parse RDB
 // lengths or strings itself (rdbio does), it writes nothing, and it does
 // not say how two files differ beyond the first difference.
 package verify
@@ -102,8 +103,9 @@ func (d *Difference) String() string {
 // active times of stream consumers are not compared.
 //
 // Each key's value is compared semantically when it decodes in both inputs
-// (strings and lists by rdbio's decoders, as github.com/hdt3213/rdb
-// decodes them; the other types by that decoder): a SHA-256 over its decoded content in a
+// (strings, lists, and intset and listpack sets and hashes by rdbio's
+// decoders, as github.com/hdt3213/rdb decodes them; the other types by that
+// decoder): a SHA-256 over its decoded content in a
 // canonical form (list elements in order; hash fields, set members and
 // sorted-set members sorted; stream messages, groups, consumers and
 // pending entries). Otherwise (RDB versions or types that decoder does not
