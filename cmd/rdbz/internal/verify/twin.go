@@ -24,7 +24,8 @@ import (
 //
 // Posts not taken (keys out of order between the inputs, or in one only)
 // are bounded by twinMaxPosts and twinMaxBytes of keys and copied values;
-// past them a side posts nothing and decodes as if it had posted.
+// past them a side posts nothing, shuns the key (see match) and decodes as
+// if it had posted.
 type twins struct {
 	mu    sync.Mutex
 	posts [2]map[keyID]twinPost // by the side that posted: 0 A, 1 B
@@ -35,9 +36,11 @@ type twins struct {
 	// page faults (~50 ms) in a verify of lists-events x8.
 	free      [postClasses][][]byte
 	freeBytes int
-	// shunned keys are matched no more (shun); off: no key is.
-	shunned map[keyID]struct{}
-	off     bool
+	// shunned keys are matched no more (shun), shunBytes of them; off:
+	// no key is.
+	shunned   map[keyID]struct{}
+	shunBytes int
+	off       bool
 }
 
 type twinPost struct {
@@ -57,8 +60,9 @@ const (
 	postMinShift = 9
 	postClasses  = 6
 	freeMax      = 1 << 20
-	// shunMax bounds the keys shunned one by one.
-	shunMax = 1 << 12
+	// shunMax and shunMaxBytes bound the keys shunned one by one.
+	shunMax      = 1 << 12
+	shunMaxBytes = 1 << 20
 )
 
 // class is the size class of a post of n bytes (postMax or less).
@@ -140,8 +144,8 @@ func (tw *twins) take(side int, e *entry, stored []byte, digest func()) (twinPos
 	return twinPost{}, false
 }
 
-// shun stops matching the key id, its posts dropped; past shunMax keys,
-// every key (off).
+// shun stops matching the key id, its posts dropped; past shunMax keys or
+// shunMaxBytes of them, every key (off).
 func (tw *twins) shun(id keyID) {
 	for i := range tw.posts {
 		if p, ok := tw.posts[i][id]; ok {
@@ -150,11 +154,12 @@ func (tw *twins) shun(id keyID) {
 			tw.put(p.stored)
 		}
 	}
-	if len(tw.shunned) >= shunMax {
+	if len(tw.shunned) >= shunMax || tw.shunBytes+len(id.key) > shunMaxBytes {
 		tw.off, tw.shunned = true, nil
 		return
 	}
 	tw.shunned[id] = struct{}{}
+	tw.shunBytes += len(id.key)
 }
 
 // get returns an empty buffer for a post of n bytes: a free one of its

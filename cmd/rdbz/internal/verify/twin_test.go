@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -138,6 +139,21 @@ func TestTwinsInOrder(t *testing.T) {
 	tw.match(0, x1, v1, nop)
 	if !tw.match(1, y1, v1, nop) || tw.match(1, y2, v2, nop) || !tw.match(0, x2, v2, nop) || x2.twinOf != y2.post {
 		t.Fatal("occurrences in step did not match each other")
+	}
+}
+
+// TestTwinsShunBound: keys shunned one by one are bounded in bytes too
+// (a key is held while shunned); past the bound no key is matched.
+func TestTwinsShunBound(t *testing.T) {
+	tw := newTwins()
+	big := strings.Repeat("k", 64<<10)
+	for i := range 2 * shunMaxBytes / len(big) {
+		k := keyID{key: big + strconv.Itoa(i)}
+		tw.match(0, &entry{id: k, typ: 1}, []byte("v"), nop)
+		tw.match(0, &entry{id: k, typ: 1}, []byte("v"), nop) // the same key again: shunned
+	}
+	if !tw.off || tw.shunBytes > shunMaxBytes {
+		t.Fatalf("off %v, %d bytes of keys shunned (bound %d)", tw.off, tw.shunBytes, shunMaxBytes)
 	}
 }
 
