@@ -404,9 +404,19 @@ func (s *side) undecodable(info rdbio.ValueInfo, typ rdbio.Type, n int) string {
 		return fmt.Sprintf("values with a string that claims over the decode cap (%d bytes)", limit)
 	case typ != rdbio.TypeString && info.Known && info.Elements > int64(n):
 		return "values that claim more elements than their bytes hold"
+	case typ != rdbio.TypeString && !rdbio.IsList(typ) && info.Known && info.Elements > int64(limit/elementCost):
+		return fmt.Sprintf("values of more than %d elements (the decode cap / %d)", limit/elementCost, elementCost)
 	}
 	return ""
 }
+
+// elementCost bounds the elements of a value decoded, but for strings and
+// lists (digested as they are read): a set, hash or sorted set is decoded
+// into some 40-70 bytes per element whatever its stored size (slices,
+// strings, a map), and an intset stores one in 2 bytes: a crafted 4 MiB
+// intset of 2M members took verify to 156 MiB. At a decode cap of 4 MiB,
+// values of up to 262,144 elements are decoded.
+const elementCost = 16
 
 // listValue sends a list value's stored bytes to w, as Value.Copy would, but
 // node by node through rdbio (the node count reaches w as the reader's

@@ -691,3 +691,21 @@ func TestVerifyRedis(t *testing.T) {
 	}
 	t.Logf("after LSET: %s", res.Diff)
 }
+
+// TestVerifyElementBound: a set of more elements than the decode cap / 16
+// is compared as stored, not decoded (decoding holds tens of bytes per
+// element, an intset stores one in two).
+func TestVerifyElementBound(t *testing.T) {
+	var members []int16
+	for i := range 100 {
+		members = append(members, int16(i))
+	}
+	a := buildRDB(t, "REDIS0011", key(rdbio.TypeSetIntset, "ints", str(string(rdbiotest.IntsetOf(members...)))))
+	res := verifyBytes(t, a, a, Options{DecodeCap: 1024})
+	if res.Diff != nil || res.ByteWise != 1 || len(res.ByteWiseWhy) == 0 || !strings.Contains(res.ByteWiseWhy[0], "more than 64 elements") {
+		t.Fatalf("100 members at a decode cap of 1024: %+v", res)
+	}
+	if res = verifyBytes(t, a, a, Options{DecodeCap: 4096}); res.Diff != nil || res.Semantic != 1 {
+		t.Fatalf("100 members at a decode cap of 4096: %+v", res)
+	}
+}
