@@ -110,7 +110,10 @@ func (d *Difference) String() string {
 // sorted-set members sorted; stream messages, groups, consumers and
 // pending entries). Otherwise (RDB versions or types that decoder does not
 // know, module values, values over DecodeCap, values whose counts or string
-// lengths claim more than their bytes can hold) the key is compared byte-wise:
+// lengths claim more than their bytes can hold, sets, hashes and sorted sets
+// of more than DecodeCap/16 elements, streams of more than DecodeCap/16
+// bytes: decoding them takes tens to hundreds of bytes per element) the key
+// is compared byte-wise:
 // its type byte and its stored value bytes after decompression to raw
 // nodes, which tells a file and its rdbz-compressed form apart from a
 // different file, but calls two encodings of the same data different.

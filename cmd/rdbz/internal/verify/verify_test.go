@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -707,5 +708,23 @@ func TestVerifyElementBound(t *testing.T) {
 	}
 	if res = verifyBytes(t, a, a, Options{DecodeCap: 4096}); res.Diff != nil || res.Semantic != 1 {
 		t.Fatalf("100 members at a decode cap of 4096: %+v", res)
+	}
+}
+
+// TestVerifyStreamBound: a stream of more stored bytes than the decode cap
+// / 16 is compared as stored (its decoding holds a few hundred bytes per
+// entry, from a few stored).
+func TestVerifyStreamBound(t *testing.T) {
+	data, err := os.ReadFile(rdbiotest.CorpusFile(t, "generated", "mixed-all-types.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := verifyBytes(t, data, data, Options{DecodeCap: 64 << 10})
+	if res.Diff != nil || !slices.ContainsFunc(res.ByteWiseWhy, func(w string) bool { return strings.Contains(w, "streams of more than 4096 bytes") }) {
+		t.Fatalf("the streams of mixed-all-types at a decode cap of 64 KiB: %+v", res)
+	}
+	if res = verifyBytes(t, data, data, Options{DecodeCap: 1 << 20}); res.Diff != nil ||
+		slices.ContainsFunc(res.ByteWiseWhy, func(w string) bool { return strings.Contains(w, "streams") }) {
+		t.Fatalf("the streams of mixed-all-types at a decode cap of 1 MiB: %+v", res)
 	}
 }
