@@ -166,8 +166,26 @@ func craftedFiles(t *testing.T) map[string][]byte {
 			length(1).str(rdbio.EncRaw, make([]byte, 16), 16).str(rdbio.EncRaw, hugeListpack(), 0).
 			length(1).length(1).length(0).length(0).done(),
 	}
+	// Legal values of many small elements: two bytes each stored, tens of
+	// bytes each decoded (verify took a 4 MiB intset to 156 MiB).
+	intset := binary.LittleEndian.AppendUint32(nil, 2)
+	intset = binary.LittleEndian.AppendUint32(intset, manyElements)
+	for i := range manyElements {
+		intset = binary.LittleEndian.AppendUint16(intset, uint16(i))
+	}
+	files["intset-2m-members"] = newCraft(t, "REDIS0011").key(rdbio.TypeSetIntset, "i").
+		str(rdbio.EncRaw, intset, uint64(len(intset))).done()
+	set := newCraft(t, "REDIS0011").key(rdbio.TypeSet, "s").length(manyElements / 2)
+	for i := range manyElements / 2 {
+		set.str(rdbio.EncRaw, []byte{byte(i)}, 1)
+	}
+	files["set-1m-members"] = set.done()
 	return files
 }
+
+// manyElements is the members of the crafted intset: just under 4 MiB of
+// them, within the default decode cap of verify.
+const manyElements = (4<<20 - 64) / 2
 
 // mustFail names the crafted files that every command refuses: 0xC4 where
 // the format does not allow it.
