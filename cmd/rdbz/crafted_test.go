@@ -234,6 +234,9 @@ var craftedCommands = [][]string{
 	{"convert", "-t", "redis-6.2", "--drop", "list-quicklist2", "-o", "OUT", "IN"},
 	{"convert", "-t", "dragonfly", "-o", "OUT", "IN"},
 	{"verify", "IN", "IN"},
+	{"export", "-o", "OUT", "IN"},
+	{"export", "--format", "json", "-o", "OUT", "IN"},
+	{"export", "--restore", "-o", "OUT", "IN"},
 }
 
 func TestCraftedInputs(t *testing.T) {
