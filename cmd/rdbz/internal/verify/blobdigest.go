@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"slices"
 	"strconv"
 
@@ -42,6 +43,7 @@ func (d *semDecoder) blobDigest(typ rdbio.Type, val []byte, sum []byte) (class s
 	// The entries as strings (integers in decimal, as hdt3213/rdb gives
 	// them), end to end in d.blobStr, their ends in d.ends.
 	d.blobStr, d.ends = d.blobStr[:0], d.ends[:0]
+	defer func() { d.blobStr, d.ends = keepBuf(d.blobStr), keepSlice(d.ends) }()
 	err = blob.Entries(kind, b, func(e blob.Entry) error {
 		if e.IsInt {
 			d.blobStr = strconv.AppendInt(d.blobStr, e.Int, 10)
@@ -49,6 +51,9 @@ func (d *semDecoder) blobDigest(typ rdbio.Type, val []byte, sum []byte) (class s
 			d.blobStr = append(d.blobStr, e.Str...)
 		}
 		d.ends = append(d.ends, len(d.blobStr))
+		if int64(len(d.ends)) > count {
+			return errMoreEntries // than the header says: not read further
+		}
 		return nil
 	})
 	if err != nil || int64(len(d.ends)) != count {
@@ -59,8 +64,22 @@ func (d *semDecoder) blobDigest(typ rdbio.Type, val []byte, sum []byte) (class s
 	} else {
 		n, ok = d.hashDigest(sum)
 	}
-	d.blobStr = keepBuf(d.blobStr)
 	return class, n, ok
+}
+
+var errMoreEntries = errors.New("more entries than the header's count")
+
+// keptEntries is the most entries blobDigest's slices keep between values
+// (a value of more leaves them to the collector).
+const keptEntries = 1 << 14
+
+// keepSlice is s emptied to be used again, or nil when it holds more than
+// keptEntries.
+func keepSlice[S ~[]E, E any](s S) S {
+	if cap(s) > keptEntries {
+		return nil
+	}
+	return s[:0]
 }
 
 // regularBlob reports whether b's header says what hdt3213/rdb reads of it:
@@ -101,7 +120,7 @@ func (d *semDecoder) setDigest(sum []byte) int64 {
 	}
 	d.dg.sum(sum)
 	clear(m)
-	d.members = m[:0]
+	d.members = keepSlice(m)
 	return int64(len(m))
 }
 
@@ -115,7 +134,7 @@ func (d *semDecoder) hashDigest(sum []byte) (int64, bool) {
 	pairs := d.pairs[:0]
 	defer func() {
 		clear(pairs)
-		d.pairs = pairs[:0]
+		d.pairs = keepSlice(pairs)
 	}()
 	for i := 0; i < len(d.ends); i += 2 {
 		pairs = append(pairs, [2][]byte{d.entry(i), d.entry(i + 1)})
