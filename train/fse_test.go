@@ -255,3 +255,36 @@ func TestStatsOnSeveralCoders(t *testing.T) {
 		t.Errorf("one encoder: %d sequences in %d blocks; three: %d in %d, or other counts differ", one.n, one.blocks, three.n, three.blocks)
 	}
 }
+
+// TestJudgeSharedAsSolo: a candidate judged on two workers' coders at once
+// (judgeShared: its statistics and its size summed over shares of the
+// samples) gets the content, dictionary size and measured size it gets on
+// one worker's coder.
+func TestJudgeSharedAsSolo(t *testing.T) {
+	samples := jsonEvents(5, 256<<10)
+	r, err := Params{}.resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	judged := func(workers int, shared bool) candidate {
+		w := newCrew(r.Level, workers, 1<<20)
+		defer w.close()
+		a := newArena(w, samples[:len(samples)*3/4], defaultConfig)
+		defer a.release()
+		cd := &candidate{k: 1024, d: 8, dictSize: 16 << 10}
+		a.prepare([]*candidate{cd})
+		if shared {
+			judgeShared(a, cd, samples[len(samples)*3/4:], 2, r)
+		} else {
+			judgeSolo(a, []*candidate{cd}, samples[len(samples)*3/4:], 2, r)
+		}
+		if cd.err != nil {
+			t.Fatal(cd.err)
+		}
+		return *cd
+	}
+	one, two := judged(1, false), judged(2, true)
+	if one.size <= 0 || one.size != two.size || !bytes.Equal(one.content, two.content) {
+		t.Errorf("on one coder: %d bytes, %d of content; shared by two: %d, %d", one.size, len(one.content), two.size, len(two.content))
+	}
+}
