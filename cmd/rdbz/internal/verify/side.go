@@ -284,8 +284,8 @@ func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error
 		}
 		// A value rdbio cannot walk: it and the rest of the file are
 		// compared as one run of bytes.
-		if w == &s.stored && !s.stored.hashing {
-			h.Write(s.capt.Buf[s.stored.head:])
+		if w == &s.stored {
+			s.stored.catchUp()
 		}
 		h.Write(rec.Key)
 		if err := r.SetSink(h); err != nil {
@@ -322,11 +322,9 @@ func (s *side) key(r *rdbio.Reader, rec *rdbio.Record, seq int64) (*entry, error
 // digest (which it also takes when no post was made: the entry then may
 // be compared as stored).
 func (s *side) twin(e *entry) {
-	var stored []byte
+	var stored []byte // nil: posted or compared as its digest (match digests it)
 	if b := s.capt.Buf[s.stored.head:]; len(b) <= postMax && !s.stored.hashing && s.bytePosts {
 		stored = b
-	} else {
-		s.stored.sum(e)
 	}
 	e.twin = s.v.twins.match(s.index, e, stored, func() { s.stored.sum(e) })
 	if !e.twin && e.post == 0 {
@@ -363,14 +361,21 @@ func (w *storedWriter) Write(p []byte) (int, error) {
 	return w.s.h.Write(p)
 }
 
+// catchUp digests what the capture holds, unless the bytes went to the
+// digest as they came; from then on they do.
+func (w *storedWriter) catchUp() {
+	if !w.hashing {
+		w.hashing = true
+		w.s.h.Write(w.s.capt.Buf[w.head:])
+	}
+}
+
 // sum sets e's digest of the stored bytes, once.
 func (w *storedWriter) sum(e *entry) {
 	if e.hasSum {
 		return
 	}
-	if !w.hashing {
-		w.s.h.Write(w.s.capt.Buf[w.head:])
-	}
+	w.catchUp()
 	w.s.h.Sum(e.sum[:0])
 	e.hasSum = true
 }
