@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 const topSample = `File: rdbz
 Type: cpu
@@ -22,5 +25,23 @@ func TestParseTop(t *testing.T) {
 	lines, shares := parseTop(topSample)
 	if len(lines) != 3 || shares["runtime.memmove"] != 10.18 || shares["runtime.memclrNoHeapPointers"] != 1.82 {
 		t.Fatalf("parseTop: %d lines, shares %v", len(lines), shares)
+	}
+}
+
+// A ratio with a target is judged; one without (a dump under 1 MB) is
+// shown and not judged.
+func TestFloorLineJudgesRatio(t *testing.T) {
+	r := floorRow{file: "f", op: "compress", refName: "GOMAXPROCS=1", hasRef: true, speedup: true, want: 1.7,
+		rdbz: timing{secs: 1}, ref: timing{secs: 1.5}, maxRSS: rssTarget}
+	if got := floorLine(r); !strings.Contains(got, "| 1.50 | ≤ 64 MiB, ≥ 1.7× faster | **no** |") {
+		t.Errorf("a speedup of 1.5 against 1.7: %s", got)
+	}
+	r.want = 0
+	if got := floorLine(r); !strings.Contains(got, "| 1.50 | ≤ 64 MiB | yes |") {
+		t.Errorf("a speedup with no target: %s", got)
+	}
+	r = floorRow{file: "f", op: "info", refName: "cp", hasRef: true, want: 2, rdbz: timing{secs: 0.09}, ref: timing{secs: 0.04}, maxRSS: rssTarget}
+	if got := floorLine(r); !strings.Contains(got, "| 2.25 | ≤ 64 MiB, ≤ 2.0× | **no** |") {
+		t.Errorf("2.25 against 2.0: %s", got)
 	}
 }
