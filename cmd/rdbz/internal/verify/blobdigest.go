@@ -111,13 +111,8 @@ func (d *semDecoder) setDigest(sum []byte) int64 {
 	for i := range d.ends {
 		m = append(m, d.entry(i))
 	}
-	slices.SortFunc(m, bytes.Compare)
 	d.dg.reset()
-	d.dg.str(model.SetType)
-	d.dg.num(uint64(len(m)))
-	for _, v := range m {
-		d.dg.bytes(v)
-	}
+	d.dg.set(m)
 	d.dg.sum(sum)
 	clear(m)
 	d.members = keepSlice(m)

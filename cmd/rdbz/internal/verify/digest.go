@@ -43,13 +43,7 @@ func (d *digester) object(o model.RedisObject, sum []byte) (string, int64, error
 		d.num(uint64(n)) // after the elements: listDigest hashes them as it finds them
 	case *model.SetObject:
 		class, n = model.SetType, len(o.Members)
-		d.str(class)
-		d.num(uint64(n))
-		m := append([][]byte(nil), o.Members...)
-		slices.SortFunc(m, bytes.Compare)
-		for _, v := range m {
-			d.bytes(v)
-		}
+		d.set(append([][]byte(nil), o.Members...))
 	case *model.HashObject:
 		class, n = model.HashType, len(o.Hash)
 		d.str(class)
@@ -84,6 +78,18 @@ func (d *digester) object(o model.RedisObject, sum []byte) (string, int64, error
 	}
 	d.sum(sum)
 	return class, int64(n), nil
+}
+
+// set writes the fields of a set with members m (sorted here, in place):
+// its class, its count, its members in byte order. blobDigest's sets and
+// hdt3213/rdb's decoded ones are digested by it alike.
+func (d *digester) set(m [][]byte) {
+	slices.SortFunc(m, bytes.Compare)
+	d.str(model.SetType)
+	d.num(uint64(len(m)))
+	for _, v := range m {
+		d.bytes(v)
+	}
 }
 
 // digester writes length-prefixed fields into a hash, gathered in buf up
