@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -170,36 +171,8 @@ func TestTHostile(t *testing.T) {
 // and a corrupt one far into the file fails naming its key and offset.
 func TestTPipe(t *testing.T) {
 	var enc lzf.Encoder
-	rnd := rand.New(rand.NewPCG(1, 2))
-	file := []byte("REDIS0009")
-	str := func(key string, v []byte, comp []byte) int64 {
-		file = append(file, 0)
-		file = rdbio.AppendLen(file, uint64(len(key)))
-		file = append(file, key...)
-		at := int64(len(file))
-		file = rdbio.AppendStringHead(file, rdbio.EncLZF, 0, uint64(len(comp)), uint64(len(v)))
-		file = append(file, comp...)
-		return at
-	}
-	faithful, unfaithful := 0, 0
-	for i := range 3000 {
-		v := rdbiotest.JSONish(rnd, 40+rnd.IntN(3000))
-		if i == 1500 {
-			v = rdbiotest.LowEntropy(rnd, pipeMaxString+12345)
-		}
-		if i%97 == 0 {
-			lit := bytes.Repeat([]byte{'a'}, 30) // LZF as no encoder writes it
-			str(fmt.Sprintf("u:%d", i), lit, append([]byte{29}, lit...))
-			unfaithful++
-			continue
-		}
-		if _, ok := enc.RedisSave(nil, v); !ok {
-			v = bytes.Repeat(v[:10], 10)
-		}
-		str(fmt.Sprintf("k:%d", i), v, mustSave(t, &enc, v))
-		faithful++
-	}
-	good := append(bytes.Clone(file), rdbio.OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+	file, str, faithful, unfaithful := pipeFile(t, &enc)
+	good := append(bytes.Clone(*file), rdbio.OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
 	var tb tbuf
 	st, err := EncodeT(&tb, bytes.NewReader(good), Options{}, nil)
 	if err != nil {
@@ -215,12 +188,82 @@ func TestTPipe(t *testing.T) {
 	lit := []byte("0123456789")
 	at := str("bad", make([]byte, 12), append([]byte{9}, lit...)) // decodes to 10 of 12
 	str("after", []byte(strings.Repeat("xy", 40)), mustSave(t, &enc, []byte(strings.Repeat("xy", 40))))
-	file = append(file, rdbio.OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
-	_, err = EncodeT(&tbuf{}, bytes.NewReader(file), Options{}, nil)
+	*file = append(*file, rdbio.OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+	_, err = EncodeT(&tbuf{}, bytes.NewReader(*file), Options{}, nil)
 	var re *rdbio.Error
 	if !errors.Is(err, rdbio.ErrCorrupt) || !errors.As(err, &re) || string(re.Key) != "bad" || re.Offset != at {
 		t.Errorf("corrupt LZF: %v, want rdbio.ErrCorrupt for key bad at offset %d", err, at)
 	}
+}
+
+// TestTPipeInline: on one thread the pipe starts no goroutine and the
+// reading goroutine does every string (newTPipe); T, its stats and the
+// file DecodeT makes of it, LZF strings encoded again, are those of the
+// pipe with workers.
+func TestTPipeInline(t *testing.T) {
+	var enc lzf.Encoder
+	file, _, _, _ := pipeFile(t, &enc)
+	good := append(*file, rdbio.OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+	run := func(procs int) ([]byte, TStats, []byte) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		if p := newTPipe(&tbuf{}, mode{toT: true}, 9, 0); p.inline != (procs == 1) {
+			t.Errorf("GOMAXPROCS %d: pipe inline %v", procs, p.inline)
+		}
+		var tb tbuf
+		st, err := EncodeT(&tb, bytes.NewReader(good), Options{}, nil)
+		if err != nil {
+			t.Fatalf("GOMAXPROCS %d: %v", procs, err)
+		}
+		var out bytes.Buffer
+		if _, err := DecodeT(&out, bytes.NewReader(tb.Bytes()), TargetLZF, Options{}, nil); err != nil {
+			t.Fatalf("GOMAXPROCS %d: to LZF: %v", procs, err)
+		}
+		return tb.Bytes(), st, out.Bytes()
+	}
+	t2, st2, lzf2 := run(2)
+	t1, st1, lzf1 := run(1)
+	if !bytes.Equal(t1, t2) || st1 != st2 {
+		t.Errorf("one thread: %d T bytes, %+v; with workers %d, %+v", len(t1), st1, len(t2), st2)
+	}
+	if !bytes.Equal(lzf1, lzf2) {
+		t.Errorf("one thread: %d bytes of LZF file; with workers %d", len(lzf1), len(lzf2))
+	}
+}
+
+// pipeFile is an RDB without its end of 3000 LZF strings, most as Redis
+// saves them (faithful), some not (unfaithful), one over pipeMaxString
+// decoded, and str, which adds one more.
+func pipeFile(t *testing.T, enc *lzf.Encoder) (file *[]byte, str func(key string, v, comp []byte) int64, faithful, unfaithful int) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	b := []byte("REDIS0009")
+	file = &b
+	str = func(key string, v []byte, comp []byte) int64 {
+		b = append(b, 0)
+		b = rdbio.AppendLen(b, uint64(len(key)))
+		b = append(b, key...)
+		at := int64(len(b))
+		b = rdbio.AppendStringHead(b, rdbio.EncLZF, 0, uint64(len(comp)), uint64(len(v)))
+		b = append(b, comp...)
+		return at
+	}
+	for i := range 3000 {
+		v := rdbiotest.JSONish(rnd, 40+rnd.IntN(3000))
+		if i == 1500 {
+			v = rdbiotest.LowEntropy(rnd, pipeMaxString+12345)
+		}
+		if i%97 == 0 {
+			lit := bytes.Repeat([]byte{'a'}, 30) // LZF as no encoder writes it
+			str(fmt.Sprintf("u:%d", i), lit, append([]byte{29}, lit...))
+			unfaithful++
+			continue
+		}
+		if _, ok := enc.RedisSave(nil, v); !ok {
+			v = bytes.Repeat(v[:10], 10)
+		}
+		str(fmt.Sprintf("k:%d", i), v, mustSave(t, enc, v))
+		faithful++
+	}
+	return file, str, faithful, unfaithful
 }
 
 func mustSave(t *testing.T, enc *lzf.Encoder, v []byte) []byte {
