@@ -361,7 +361,7 @@ func (f *File) decodeSegment(i int, frame, dst []byte) ([]byte, error) {
 		}
 		f.cdec = cd
 	}
-	return decodeSegment(f.cdec, dst, frame, b.Offset, b.TSize)
+	return decodeSegment(f.cdec, dst, frame, b.Offset, b.TSize, f.hdr.BlockSize)
 }
 
 // StreamFrom returns a Reader of T from block i's first byte (block i's

@@ -227,7 +227,7 @@ func (r *Reader) decoder() {
 				return
 			}
 			if cd != nil {
-				j.out, j.err = decodeSegment(cd, j.out, j.frame, j.off, j.fi.contentSize)
+				j.out, j.err = decodeSegment(cd, j.out, j.frame, j.off, j.fi.contentSize, r.hdr.BlockSize)
 				j.done <- struct{}{}
 				continue
 			}
@@ -412,9 +412,12 @@ func checkSegFrame(frame []byte, off int64, h *Header, fi *frameInfo) error {
 
 // decodeSegment decodes a segment frame into dst[:0], checking that it
 // gives size bytes (its checksums are the segment's own).
-func decodeSegment(cd *columns.Decoder, dst, frame []byte, off int64, size int) ([]byte, error) {
-	if cap(dst) < size {
-		dst = blockBuf(size)
+func decodeSegment(cd *columns.Decoder, dst, frame []byte, off int64, size, blockSize int) ([]byte, error) {
+	if cap(dst) < size+columns.DecodeRoom {
+		// A quarter more, up to a block: segments end where a record
+		// does, and each larger than the ones before made the job's
+		// buffer again (twice: the segment's size, then the join's).
+		dst = blockBuf(min(size+size/4, blockSize) + columns.DecodeRoom)
 	}
 	out, err := cd.Decode(dst[:0], frame[8:])
 	if err != nil {

@@ -43,6 +43,10 @@ type joiner struct {
 // known: 0xC5, flags and the longest RDB length.
 const blobPre = 2 + 9
 
+// DecodeRoom is the room Decoder.Decode needs in dst beyond the segment's
+// T bytes; with less it allocates its own.
+const DecodeRoom = blobPre
+
 var (
 	errTapeEnd  = errors.New("the tape ends inside an op")
 	errRole     = errors.New("role out of range")
