@@ -3,6 +3,7 @@ package block
 import (
 	"bytes"
 	"context"
+	"errors"
 	"runtime"
 	"testing"
 
@@ -49,6 +50,40 @@ func TestSyncWriterSameBytes(t *testing.T) {
 		}
 		if got := readAll(t, out.Bytes(), ReaderOptions{}); !bytes.Equal(got, data) {
 			t.Errorf("columns %v: read back %d bytes, not the %d written", columns, len(got), len(data))
+		}
+	}
+}
+
+// failAfter fails every write once n bytes went through.
+type failAfter struct{ n int }
+
+var errFull = errors.New("device full")
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		return 0, errFull
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// TestSyncWriterWriteError: a block the synchronous Writer cannot write
+// fails the call that cut it, and every call after, with the writer's
+// error.
+func TestSyncWriterWriteError(t *testing.T) {
+	data, recs := randomStream(22, 2000, 400)
+	for _, columns := range []bool{false, true} {
+		prev := runtime.GOMAXPROCS(1)
+		w, err := NewWriter(context.Background(), &failAfter{n: 200}, nil, Options{BlockSize: MinBlockSize, Columns: columns, Workers: 1})
+		if err != nil {
+			runtime.GOMAXPROCS(prev)
+			t.Fatal(err)
+		}
+		err = feed(w, data, recs)
+		cerr := w.Close()
+		runtime.GOMAXPROCS(prev)
+		if !errors.Is(err, errFull) || !errors.Is(cerr, errFull) {
+			t.Errorf("columns %v: writing %v, Close %v; want both %v", columns, err, cerr, errFull)
 		}
 	}
 }
