@@ -115,7 +115,9 @@ func (s Stats) Total() int64 { return s.HeaderBytes + s.FrameBytes + s.IndexByte
 // number of times; a record larger than a block continues in the next
 // blocks, so memory stays bounded whatever its size), Begin the next, and
 // Close. Blocks are compressed by Options.Workers goroutines and written in
-// order by one more. A Writer is not safe for concurrent use.
+// order by one more; with one worker on one thread (GOMAXPROCS 1), by the
+// caller's goroutine as each block fills. A Writer is not safe for
+// concurrent use.
 type Writer struct {
 	opt    Options
 	hdr    Header
@@ -245,9 +247,8 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 	// buffers and one segment's streams are held, not two. Compress of the
 	// corpus's Dragonfly seed (0.7 MB, one thread by default): peak RSS
 	// 28.0 -> 26.3 MiB (medians of 11), same time.
-	sync := opt.Workers == 1 && runtime.GOMAXPROCS(0) == 1
 	bw := &Writer{
-		sync: sync,
+		sync: opt.Workers == 1 && runtime.GOMAXPROCS(0) == 1,
 		opt:  opt, hdr: h, ctx: cctx, cancel: cancel, enc: enc, ownEnc: own,
 		free:  make(chan *wjob, inflight),
 		work:  make(chan *wjob, inflight),
@@ -276,7 +277,7 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 		bw.split.Start(bw.cur.seg)
 	}
 	bw.filters.spillAt = opt.SpillAt
-	if sync {
+	if bw.sync {
 		if err := bw.newColumnEncoder(); err != nil {
 			bw.cancel(err)
 			if own {
