@@ -407,3 +407,45 @@ func TestToTRefusesImpossibleLength(t *testing.T) {
 		t.Fatalf("the true claim: err %v, %d bytes, %d decoded", err, len(got), st.Decoded)
 	}
 }
+
+// countSink counts T's bytes and keeps none.
+type countSink struct{ n int }
+
+func (c *countSink) Begin([]byte, int64) error   { return nil }
+func (c *countSink) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
+
+// TestTPipeKeepsLargeBatch: strings larger than a batch reuse the pipe's
+// kept large batch, so that twenty more of them allocate less than one
+// string's bytes each (a fresh batch for each allocated one and a half).
+func TestTPipeKeepsLargeBatch(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	var enc lzf.Encoder
+	rnd := rand.New(rand.NewPCG(3, 4))
+	const size = 3 * pipeBatch
+	allocated := func(n int) uint64 {
+		file := []byte("REDIS0009")
+		for i := range n {
+			v := rdbiotest.LowEntropy(rnd, size)
+			comp := mustSave(t, &enc, v)
+			file = append(file, 0)
+			file = rdbio.AppendLen(file, uint64(len(fmt.Sprint(i))))
+			file = append(file, fmt.Sprint(i)...)
+			file = rdbio.AppendStringHead(file, rdbio.EncLZF, 0, uint64(len(comp)), uint64(len(v)))
+			file = append(file, comp...)
+		}
+		file = append(file, rdbio.OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		var c countSink
+		st, err := EncodeT(&c, bytes.NewReader(file), Options{}, nil)
+		runtime.ReadMemStats(&after)
+		if err != nil || st.Decoded != int64(n) {
+			t.Fatalf("%d strings: %v, %d decoded", n, err, st.Decoded)
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	few, many := allocated(10), allocated(30)
+	if many > few+20*size {
+		t.Errorf("30 strings of %d bytes allocated %d bytes, 10 of them %d: %.1f bytes a string more", size, many, few, float64(many-few)/20)
+	}
+}
