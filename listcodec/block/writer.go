@@ -278,7 +278,11 @@ func NewWriter(ctx context.Context, w io.Writer, dict []byte, opt Options) (*Wri
 	}
 	bw.filters.spillAt = opt.SpillAt
 	if bw.sync {
-		if err := bw.newColumnEncoder(); err != nil {
+		var err error
+		if opt.Columns {
+			bw.ce, err = bw.columnEncoder()
+		}
+		if err != nil {
 			bw.cancel(err)
 			if own {
 				enc.Close()
@@ -604,17 +608,6 @@ func (w *Writer) columnEncoder() (*columns.Encoder, error) {
 		return nil, fmt.Errorf("rdbz format 2: column encoder: %w", err)
 	}
 	return ce, nil
-}
-
-// newColumnEncoder makes w.ce, the synchronous Writer's encoder of column
-// segments (none for zstd blocks).
-func (w *Writer) newColumnEncoder() error {
-	if !w.opt.Columns {
-		return nil
-	}
-	var err error
-	w.ce, err = w.columnEncoder()
-	return err
 }
 
 // encode compresses j's block into j.frame: its segment with ce, or its T
