@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -97,13 +98,30 @@ const (
 	maxBlockWorkers  = 4
 )
 
+// lzfWorkers is how many goroutines decode LZF strings for Compress given
+// workers (Options.Workers; 0: GOMAXPROCS): one fewer than the CPUs it
+// may use, and at least one, as the reading goroutine (the record walk
+// and the split) keeps most of one busy beside the block workers. Two
+// decoding goroutines beside two block workers on the 2-core VM held more
+// in flight and took more time; 7 runs in turns, one against two: compress
+// of godev-lzf 1,079 -> 1,038 ms (CPU 1,978 -> 1,874), lists-events-lzf x8
+// 1,810 -> 1,740 (CPU 3,467 -> 3,313), app-cache x4 the same (1,433 ->
+// 1,431); with one block worker (level 7, -T 1) the same either way.
+func lzfWorkers(workers int) int {
+	procs := runtime.GOMAXPROCS(0)
+	if workers <= 0 || workers > procs {
+		workers = procs
+	}
+	return max(workers-1, 1)
+}
+
 // Options configure Compress. Zero fields take the defaults.
 type Options struct {
 	// Level is the zstd level; zero chooses DefaultLevel or LZFLevel
 	// from the first TrainBytes of T.
 	Level     zstd.EncoderLevel
 	BlockSize int
-	Workers   int // block compression goroutines (block.Options.Workers), and LZF-string ones (tstream.Options.Workers)
+	Workers   int // block compression goroutines (block.Options.Workers), and one fewer LZF-string ones (lzfWorkers)
 	// Cap bounds every string held: an LZF string longer than it stays LZF
 	// in T (rdbio.Options.Cap). Decompress needs a cap at least as large.
 	Cap            int
@@ -259,7 +277,7 @@ func Compress(ctx context.Context, dst io.Writer, src io.Reader, opt Options) (*
 		opt.Level = ColumnsLevel // nothing to hold T for: no dictionary, no level to choose
 	}
 	st := &Stats{}
-	topt := tstream.Options{Options: rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, Workers: opt.Workers}
+	topt := tstream.Options{Options: rdbio.Options{Cap: opt.Cap, IgnoreChecksum: opt.IgnoreChecksum}, Workers: lzfWorkers(opt.Workers)}
 	c := &csink{ctx: ctx, dst: dst, opt: opt, st: st, limit: opt.TrainBytes}
 	if opt.Dict != nil {
 		if err := checkDict(opt.Dict); err != nil {
@@ -464,14 +482,14 @@ func (c *csink) start(w io.Writer) error {
 		// and collected without pause); one block worker peaked at 59 MiB
 		// and took less CPU. 2.1's blocks alike: each worker's encoder
 		// holds about 9.5 MiB at this level, and --workers 64 took
-		// compress to 636 MiB. LZF decoding still runs on every CPU.
+		// compress to 636 MiB. LZF decoding has goroutines of its own (lzfWorkers).
 		workers = 1
 	}
 	// Below it, the block workers are bounded by memory, not by the CPUs
 	// (compress of godev-lzf, whose column segments each worker holds
 	// with its encoder: -T 3 peaked at 65 MiB, -T 6 at 98; 2.1's 1 MiB
 	// blocks: -T 6 at 59 MiB and 3.6 times as long, collecting without
-	// pause, -T 16 at 111 MiB). LZF decoding still runs on every CPU.
+	// pause, -T 16 at 111 MiB). LZF decoding has goroutines of its own (lzfWorkers).
 	if c.opt.Columns {
 		workers = min(workers, maxColumnWorkers)
 	} else {
