@@ -34,7 +34,18 @@ type Summary struct {
 	// Envelope is the VKCS envelope the RDB was in (nil for none): the
 	// counts and Bytes above are the inner RDB's.
 	Envelope *EnvelopeSummary `json:"envelope,omitempty"`
-	dbIndex  map[uint64]*DBSummary
+	idx      summaryIndex
+}
+
+// summaryIndex finds a Summary's entries as it counts (it is not part of
+// what the Summary says): by database, and the last one used and each
+// type's, so that most keys cost no map lookup and no type name (info of
+// app-cache x4, 353,000 keys, spent 5% of its CPU in them; now, in turns,
+// 15 runs 83 -> 78 ms, 25 on a busier machine CPU 138 -> 132 ms).
+type summaryIndex struct {
+	dbs    map[uint64]*DBSummary
+	lastDB *DBSummary
+	types  [256]*TypeSummary
 }
 
 // EnvelopeSummary is what a VKCS envelope says (docs/rdb-format.md §8).
@@ -152,7 +163,7 @@ func Summarize(r *rdbio.Reader, progress func(int64)) (*Summary, error) {
 // newSummary is the empty summary of a file with header h.
 func newSummary(h rdbio.Header) *Summary {
 	return &Summary{Magic: h.Magic, Version: h.Version, Types: map[string]*TypeSummary{},
-		dbIndex: map[uint64]*DBSummary{}, DBs: []*DBSummary{}, Aux: []AuxField{}, Envelope: newEnvelopeSummary(h.Envelope)}
+		idx: summaryIndex{dbs: map[uint64]*DBSummary{}}, DBs: []*DBSummary{}, Aux: []AuxField{}, Envelope: newEnvelopeSummary(h.Envelope)}
 }
 
 // finish records how a walk ended: where an unknown record stopped it (the
@@ -208,7 +219,7 @@ func (s *Summary) scan(r *rdbio.Filter, progress func(int64)) error {
 }
 
 func (s *Summary) addKey(r *rdbio.Filter, rec *rdbio.Record) error {
-	start, typ, name := rec.Offset, rec.Type, rec.Type.String()
+	start, typ := rec.Offset, rec.Type
 	s.countKey(rec)
 	if rdbio.IsList(typ) {
 		if err := s.addNodes(r); err != nil {
@@ -217,10 +228,14 @@ func (s *Summary) addKey(r *rdbio.Filter, rec *rdbio.Record) error {
 	} else if err := r.Value().Copy(nil); err != nil {
 		return err
 	}
-	t := s.Types[name]
+	t := s.idx.types[typ]
 	if t == nil {
-		t = &TypeSummary{}
-		s.Types[name] = t
+		name := typ.String() // types may share a name: then their entry
+		if t = s.Types[name]; t == nil {
+			t = &TypeSummary{}
+			s.Types[name] = t
+		}
+		s.idx.types[typ] = t
 	}
 	t.Keys++
 	t.Bytes += r.Offset() - start
@@ -250,11 +265,15 @@ func (s *Summary) countKey(rec *rdbio.Record) {
 }
 
 func (s *Summary) db(n uint64) *DBSummary {
-	d := s.dbIndex[n]
+	if d := s.idx.lastDB; d != nil && d.DB == n {
+		return d
+	}
+	d := s.idx.dbs[n]
 	if d == nil {
 		d = &DBSummary{DB: n}
-		s.dbIndex[n] = d
+		s.idx.dbs[n] = d
 		s.DBs = append(s.DBs, d)
 	}
+	s.idx.lastDB = d
 	return d
 }
