@@ -142,12 +142,15 @@ func newTPipe(dst TSink, m mode, version int, workers int) *tpipe {
 // the batches alive at once, pipeQueue at most, keep at most that each.
 const maxKeptBatch = 4 * pipeBatch
 
-// One batch grown by a large string is kept beside them (p.large) and
-// takes the next string too large for the batch filling (roomFor): made
-// afresh for each, the batches of gen-realdata's godev-lzf were 121 MB of
-// allocations and clearing in its decompress (now 28; 422 -> 394 ms in
-// turns), 60 MB in its compress (now 36; the same time). It holds at most
-// maxLargeBatch.
+// In DecodeT, one batch grown by a large string is kept beside them
+// (p.large) and takes the next string too large for the batch filling
+// (roomFor): made afresh for each, the batches of gen-realdata's godev-lzf
+// were 121 MB of allocations and clearing in its decompress (now 28; 422
+// -> 394 ms in turns). It holds at most maxLargeBatch. EncodeT keeps none:
+// there it saved allocations but no time, and split, whose parts each
+// compress through a pipe of their own beside the decompressing one, went
+// from 57 to 65 MiB of peak RSS and from 2.0 to 2.8 s (an .rdbz of
+// godev-lzf into 3 parts).
 const maxLargeBatch = 2*pipeMaxString + 2*pipeBatch
 
 func (p *tpipe) newBatch() *tBatch {
@@ -169,7 +172,7 @@ func (b *tBatch) reset() *tBatch {
 func (p *tpipe) freeBatch(b *tBatch) {
 	kept := p.free
 	if n := cap(b.buf) + cap(b.res); n > maxKeptBatch {
-		if n > maxLargeBatch {
+		if n > maxLargeBatch || p.mode.toT {
 			return
 		}
 		kept = p.large

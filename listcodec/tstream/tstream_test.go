@@ -414,9 +414,11 @@ type countSink struct{ n int }
 func (c *countSink) Begin([]byte, int64) error   { return nil }
 func (c *countSink) Write(p []byte) (int, error) { c.n += len(p); return len(p), nil }
 
-// TestTPipeKeepsLargeBatch: strings larger than a batch reuse the pipe's
-// kept large batch, so that twenty more of them allocate less than one
-// string's bytes each (a fresh batch for each allocated one and a half).
+// TestTPipeKeepsLargeBatch: in DecodeT, whose pipe LZF-encodes the
+// strings, strings larger than a batch reuse the pipe's kept large batch,
+// so that twenty more of them allocate less than one string's bytes each
+// (a fresh batch for each allocated one and a half). EncodeT's pipe keeps
+// none (tpipe.freeBatch).
 func TestTPipeKeepsLargeBatch(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	var enc lzf.Encoder
@@ -434,13 +436,16 @@ func TestTPipeKeepsLargeBatch(t *testing.T) {
 			file = append(file, comp...)
 		}
 		file = append(file, rdbio.OpEOF, 0, 0, 0, 0, 0, 0, 0, 0)
+		var tb tbuf
+		if st, err := EncodeT(&tb, bytes.NewReader(file), Options{}, nil); err != nil || st.Decoded != int64(n) {
+			t.Fatalf("%d strings: %v, %d decoded", n, err, st.Decoded)
+		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		var c countSink
-		st, err := EncodeT(&c, bytes.NewReader(file), Options{}, nil)
+		_, err := DecodeT(io.Discard, bytes.NewReader(tb.Bytes()), TargetLZF, Options{}, nil)
 		runtime.ReadMemStats(&after)
-		if err != nil || st.Decoded != int64(n) {
-			t.Fatalf("%d strings: %v, %d decoded", n, err, st.Decoded)
+		if err != nil {
+			t.Fatalf("%d strings: DecodeT: %v", n, err)
 		}
 		return after.TotalAlloc - before.TotalAlloc
 	}
@@ -448,4 +453,10 @@ func TestTPipeKeepsLargeBatch(t *testing.T) {
 	if many > few+20*size {
 		t.Errorf("30 strings of %d bytes allocated %d bytes, 10 of them %d: %.1f bytes a string more", size, many, few, float64(many-few)/20)
 	}
+	p := newTPipe(&countSink{}, mode{toT: true}, 9, 0)
+	p.freeBatch(&tBatch{buf: make([]byte, 0, maxKeptBatch+1)})
+	if len(p.large) != 0 {
+		t.Errorf("EncodeT's pipe kept a large batch")
+	}
+	p.close(false)
 }
